@@ -1,0 +1,30 @@
+/**
+ * The single source for locations: where agentwrap's own files are (bundled packs, the demo
+ * agent) and, as they land, the user pack directory and the state directory.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root: `dist/src/adapters/paths.js` and `src/adapters/paths.ts` both sit three levels down. */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
+      if (pkg.name === 'agentwrap') return dir;
+    } catch {
+      // Not this level (no package.json, or not ours): keep walking up.
+    }
+    dir = resolve(dir, '..');
+  }
+  throw new Error(`agentwrap: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`);
+}
+
+export const PACKAGE_ROOT = findPackageRoot();
+
+export const AGENTWRAP_VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+export const BUNDLED_PACKS_DIR = join(PACKAGE_ROOT, 'packs');

@@ -1,0 +1,18 @@
+/** A mistake in how agentwrap was called: printed without a stack, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * A failure the user can act on (a missing file, a bad pack, an unreachable session): printed
+ * as one line without a stack. `exitCode` defaults to 1.
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+
+  constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.exitCode = options.exitCode ?? 1;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The shared vocabulary of agentwrap's detector. Every layer speaks these types; nothing here
+ * does anything. Closed vocabularies are string-literal unions spelled as in the TOML packs and
+ * the published records, so no mapping tables are needed.
+ */
+
+/** What a detector can conclude from evidence. `done` is never raw: it is derived from `seen`. */
+export type RawState = 'working' | 'blocked' | 'idle' | 'unknown';
+
+/** What is published. `done` = raw idle after work that nobody has looked at yet. */
+export type AgentState = 'working' | 'blocked' | 'done' | 'idle' | 'unknown';
+
+/** What a pack rule may assert. `freeze` holds the previous state (e.g. a redraw in progress). */
+export type RuleState = 'working' | 'blocked' | 'idle' | 'freeze';
+
+/** A weak match is recorded and explained, but never authors state on its own. */
+export type Strength = 'strong' | 'weak';
+
+export type Confidence = 'strong' | 'weak' | 'none';
+
+/** Roll-up order across sessions, most urgent first (architecture.md §3). */
+export const ROLLUP_ORDER: readonly AgentState[] = ['blocked', 'done', 'working', 'idle', 'unknown'];
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${String(value)}`);
+}
+
+/**
+ * The screen as a pack sees it: the live viewport (never scrollback), already translated to
+ * strings with trailing blanks trimmed, plus the cursor. `revision` increases whenever the
+ * viewport may have changed, so a tick can skip work when nothing moved.
+ */
+export interface ScreenView {
+  readonly rows: readonly string[];
+  readonly cols: number;
+  readonly cursorRow: number;
+  readonly cursorCol: number;
+  readonly isAlternateScreen: boolean;
+  readonly revision: number;
+}
+
+/** OSC 0/2 title. `recentChangesMs` holds the times of the last few changes (newest last). */
+export interface TitleEvidence {
+  readonly text: string;
+  readonly changedAtMs: number;
+  readonly recentChangesMs: readonly number[];
+}
+
+/**
+ * OSC 9;4 progress. `state`: 0 remove, 1 normal, 2 error, 3 indeterminate, 4 paused/warning.
+ * `value` is undefined when missing or unparsable; negative values occur (Grok sends `4;1;-1`).
+ */
+export interface ProgressEvidence {
+  readonly state: number;
+  readonly value: number | undefined;
+  readonly atMs: number;
+}
+
+/** OSC 133 shell-integration mark: A prompt start, B input start, C output start, D command end. */
+export interface ShellMark {
+  readonly kind: 'A' | 'B' | 'C' | 'D';
+  readonly exitCode: number | undefined;
+  readonly atMs: number;
+}
+
+/** A child of the agent process, as far as /proc tells. */
+export interface ChildProcess {
+  readonly pid: number;
+  readonly comm: string;
+  /** One-letter /proc state: R running, S sleeping, D disk, T stopped, Z zombie… */
+  readonly state: string;
+}
+
+/**
+ * One /proc sample of the agent's own process tree. Absent is not quiet: when the OS gives
+ * no sample, `sampled` is false and the watchdog must not treat that as zero CPU.
+ */
+export type ProcessEvidence =
+  | { readonly sampled: false; readonly reason: string }
+  | {
+      readonly sampled: true;
+      /** CPU time of the whole tree per wall second (1 = one full core); undefined on the first sample. */
+      readonly cpuRate: number | undefined;
+      readonly children: readonly ChildProcess[];
+      /** The agent's own /proc state letter. */
+      readonly agentState: string;
+      readonly isStopped: boolean;
+      readonly isZombie: boolean;
+      /** Whether the agent's process group is the terminal's foreground group; undefined if unknown. */
+      readonly isForeground: boolean | undefined;
+      readonly atMs: number;
+    };
+
+export interface ExitEvidence {
+  readonly code: number;
+  readonly signal: number | undefined;
+  readonly atMs: number;
+}
+
+/**
+ * Everything one tick knows, immutable. Built by app/evidence from the screen mirror and the
+ * probes; consumed by pure core functions. Times are monotonic milliseconds from the session clock.
+ */
+export interface EvidenceSnapshot {
+  readonly nowMs: number;
+  readonly startedAtMs: number;
+  readonly screen: ScreenView;
+  readonly title: TitleEvidence | undefined;
+  readonly progress: ProgressEvidence | undefined;
+  readonly lastMark: ShellMark | undefined;
+  readonly lastNotificationAtMs: number | undefined;
+  readonly lastBellAtMs: number | undefined;
+  readonly lastOutputAtMs: number | undefined;
+  readonly lastInputAtMs: number | undefined;
+  readonly process: ProcessEvidence;
+  readonly exit: ExitEvidence | undefined;
+}
+
+/** One matching rule of a pack, as evaluate reports it. */
+export interface RuleMatch {
+  readonly ruleId: string;
+  readonly state: RuleState;
+  readonly priority: number;
+  readonly strength: Strength;
+  readonly region: string;
+}
+
+/**
+ * The pack's verdict on one screen. `matches` are every matching rule, highest priority first,
+ * ties in file order. `winner` is the first strong match (weak matches never author state).
+ */
+export interface PackVerdict {
+  readonly agent: string;
+  readonly matches: readonly RuleMatch[];
+  readonly winner: RuleMatch | undefined;
+}
