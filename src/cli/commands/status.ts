@@ -1,6 +1,14 @@
-import { CliError } from '../errors.js';
+import type { CommandMain } from '../main.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`status` is not implemented yet', { exitCode: 2 });
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> = {
+  explain: () => import('./status-explain.js'),
+  capture: () => import('./status-capture.js'),
+};
+
+/** `agentwrap status [explain|capture] …`; without a subcommand, the session list. */
+export async function main(args: readonly string[]): Promise<number> {
+  const [first, ...rest] = args;
+  const load = first === undefined ? undefined : SUBCOMMANDS[first];
+  if (load !== undefined) return (await load()).main(rest);
+  return (await import('./status-list.js')).main(args);
 }
