@@ -28,3 +28,20 @@ export const AGENTWRAP_VERSION: string = (
 ).version;
 
 export const BUNDLED_PACKS_DIR = join(PACKAGE_ROOT, 'packs');
+
+/** The bundled screen fixtures (`fixtures/<agent>/*.txt`); present in a checkout, not in the npm package. */
+export const BUNDLED_FIXTURES_DIR = join(PACKAGE_ROOT, 'fixtures');
+
+/**
+ * The user pack directory: $AGENTWRAP_PACKS, else $XDG_CONFIG_HOME/agentwrap/packs, else
+ * ~/.config/agentwrap/packs. Undefined when none can be formed (no HOME).
+ */
+export function userPacksDir(env: NodeJS.ProcessEnv): string | undefined {
+  const explicit = env['AGENTWRAP_PACKS'];
+  if (explicit !== undefined && explicit !== '') return resolve(explicit);
+  const xdg = env['XDG_CONFIG_HOME'];
+  if (xdg !== undefined && xdg !== '' && xdg.startsWith('/')) return join(xdg, 'agentwrap', 'packs');
+  const home = env['HOME'];
+  if (home !== undefined && home !== '') return join(home, '.config', 'agentwrap', 'packs');
+  return undefined;
+}

@@ -1,6 +1,126 @@
-import { CliError } from '../errors.js';
+/**
+ * `agentwrap eval PATH…`: replay every labeled recording under the paths through the live
+ * pipeline and score the published states against the labels (core/score.ts has the exact rules).
+ */
+import { writeFileSync } from 'node:fs';
+import { loadDefaultRegistry } from '../../app/pack-registry.js';
+import { findRecordings, packForRecording } from '../../app/recordings.js';
+import { replayRecording, type ReplayMoment } from '../../app/replay.js';
+import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/score.js';
+import { renderReport, type ReportRecording } from '../render-report.js';
+import { CliError, UsageError } from '../errors.js';
+import { numberFlag, parseFlags } from '../flags.js';
+import { loadRecordingOrFail } from './replay.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`eval` is not implemented yet', { exitCode: 2 });
+const FLAGS = {
+  json: { type: 'boolean' },
+  report: { type: 'string' },
+  'min-accuracy': { type: 'string' },
+  agent: { type: 'string' },
+} as const;
+
+/** Seconds between the screen snapshots embedded in the HTML report (plus one per transition). */
+const REPORT_SNAPSHOT_EVERY_S = 1;
+
+export interface EvalRun {
+  readonly report: EvalReport;
+  readonly recordings: ReportRecording[];
+  readonly skipped: string[];
+}
+
+/** Replays and scores; shared by the command and the accuracy-floor tests. */
+export async function evaluateRecordings(
+  paths: readonly string[],
+  options: { agent?: string | undefined; withSnapshots?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<EvalRun> {
+  const registry = loadDefaultRegistry(options.env ?? process.env);
+  const inputs: ScoreInput[] = [];
+  const extras: { snapshots: { t: number; text: string }[]; labels: ScoreInput['labels']; published: ScoreInput['published']; durationS: number }[] = [];
+  const skipped: string[] = [];
+  for (const path of findRecordings(paths)) {
+    const loaded = loadRecordingOrFail(path);
+    if (loaded.labels === undefined || loaded.labels.length === 0) {
+      skipped.push(`${path}: no labels`);
+      continue;
+    }
+    const choice = packForRecording(registry, loaded, options.agent);
+    const snapshots: { t: number; text: string }[] = [];
+    const take = (moment: ReplayMoment): void => {
+      if (options.withSnapshots === true) snapshots.push({ t: moment.tS, text: moment.screen.view().rows.join('\n') });
+    };
+    const duration = loaded.recording.events.at(-1)?.t ?? 0;
+    const grid: number[] = [];
+    if (options.withSnapshots === true) for (let t = 0; t <= duration; t += REPORT_SNAPSHOT_EVERY_S) grid.push(t);
+    let lastState: string | undefined;
+    const result = await replayRecording(loaded.recording, {
+      pack: choice.pack,
+      inspectAtS: grid,
+      inspect: take,
+      onTick: (entry, moment) => {
+        if (entry.state !== lastState) take(moment);
+        lastState = entry.state;
+      },
+    });
+    const input: ScoreInput = {
+      file: path,
+      agent: choice.agent ?? 'unknown',
+      labels: loaded.labels,
+      published: result.transitions,
+      durationS: result.durationS,
+    };
+    inputs.push(input);
+    extras.push({ snapshots: snapshots.sort((a, b) => a.t - b.t), labels: input.labels, published: input.published, durationS: input.durationS });
+  }
+  const report = scoreRecordings(inputs);
+  const recordings = report.files.map((score, i) => {
+    const extra = extras[i];
+    if (extra === undefined) throw new Error('eval: score and replay lists out of step');
+    return { score, ...extra };
+  });
+  return { report, recordings, skipped };
+}
+
+function percent(value: number | null): string {
+  return value === null ? '   –  ' : `${(value * 100).toFixed(1).padStart(5)}%`;
+}
+
+function row(name: string, s: ScoreSummary): string {
+  const ps = s.per_state as Record<string, { precision: number | null; recall: number | null } | undefined>;
+  const blocked = ps.blocked;
+  return [
+    name.padEnd(44),
+    String(s.samples).padStart(7),
+    percent(s.accuracy),
+    blocked === undefined ? '   –  ' : percent(blocked.recall),
+    String(s.latency_ms.p50 ?? '–').padStart(6),
+    String(s.latency_ms.p95 ?? '–').padStart(6),
+    String(s.missed).padStart(6),
+    String(s.spurious_transitions).padStart(8),
+  ].join(' ');
+}
+
+export function renderEvalTable(report: EvalReport): string {
+  const header = ['recording'.padEnd(44), 'samples'.padStart(7), 'accur.', 'blk.rc', 'p50ms'.padStart(6), 'p95ms'.padStart(6), 'missed', 'spurious'].join(' ');
+  const lines = [header, ...report.files.map((f) => row(f.file.length > 44 ? `…${f.file.slice(-43)}` : f.file, f)), row('TOTAL', report.total)];
+  return `${lines.join('\n')}\n`;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseFlags('eval', args, FLAGS);
+  if (positionals.length === 0) throw new UsageError('eval: give one or more recordings or directories');
+  const minAccuracy = numberFlag('eval', 'min-accuracy', values['min-accuracy']);
+  const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined });
+  for (const line of run.skipped) process.stderr.write(`agentwrap: skipped ${line}\n`);
+  if (run.report.files.length === 0) throw new CliError('eval: no labeled recordings found (a recording needs <name>.labels.jsonl beside it)');
+  if (values.json === true) process.stdout.write(`${JSON.stringify(run.report)}\n`);
+  else process.stdout.write(renderEvalTable(run.report));
+  if (values.report !== undefined) {
+    writeFileSync(values.report, renderReport(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));
+    process.stderr.write(`agentwrap: wrote ${values.report}\n`);
+  }
+  if (minAccuracy !== undefined && (run.report.total.accuracy ?? 0) < minAccuracy) {
+    process.stderr.write(`agentwrap: accuracy ${run.report.total.accuracy} is below --min-accuracy ${minAccuracy}\n`);
+    return 1;
+  }
+  return 0;
 }

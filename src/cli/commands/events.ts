@@ -1,6 +1,160 @@
-import { CliError } from '../errors.js';
+/**
+ * `agentwrap events`: NDJSON, one `{t, session, agent, from, to, winner, rule_id}` per line.
+ * First one line per live session (`from: null`), then every transition of every agentwrap
+ * session, including sessions that start later, until Ctrl-C.
+ */
+import { watch as watchDir, type FSWatcher } from 'node:fs';
+import { isPidAlive } from '../../adapters/process-alive.js';
+import { resolveStateRoot, stateLayout } from '../../adapters/state-dir.js';
+import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
+import { readSessionsReport, type ListedSession } from '../../app/session-store.js';
+import { UsageError } from '../errors.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`events` is not implemented yet', { exitCode: 2 });
+/** How often the directory is re-read for new sessions when no file event arrives. */
+const DISCOVER_POLL_MS = 1_000;
+
+const HELP = `usage: agentwrap events
+
+Prints one JSON object per line: first the current state of every live session (from: null),
+then every state change of every agentwrap session until Ctrl-C:
+  {"t":1784200000000,"session":"claude-abc","agent":"claude","from":"working","to":"blocked","winner":"pack","rule_id":"permission-dialog"}
+`;
+
+type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
+
+function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowMs: number): StateChangeEvent {
+  const { record } = session;
+  return { t: nowMs, session: session.key, agent: record.source_cli, from, to: record.state, winner: record.winner, rule_id: record.rule_id };
+}
+
+/** Field order fixed as documented, whatever order the session sent. */
+function formatEvent(event: StateChangeEvent): string {
+  const { t, session, agent, from, to, winner, rule_id } = event;
+  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id })}\n`;
+}
+
+interface Tracked {
+  /** Identity of the session instance: a restarted session with the same key is a new one. */
+  readonly instance: string;
+  lastState: StateChangeEvent['to'];
+  subscription: ControlSubscription | undefined;
+  connecting: boolean;
+  /** Its socket closed: the session is ending; its record may linger a moment, but it is not re-announced. */
+  ended: boolean;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  if (args.includes('-h') || args.includes('--help')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (args.length > 0) throw new UsageError(`events: unexpected argument ${args[0] ?? ''}`);
+  const root = resolveStateRoot(process.env);
+  const out = process.stdout;
+
+  return new Promise<number>((resolvePromise) => {
+    const tracked = new Map<string, Tracked>();
+    let watcher: FSWatcher | undefined;
+    let isDone = false;
+
+    const emit = (event: StateChangeEvent): void => {
+      if (!isDone) out.write(formatEvent(event));
+    };
+
+    const liveSessions = (): OwnSession[] =>
+      readSessionsReport(root, Date.now(), isPidAlive).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
+
+    const connect = async (session: OwnSession, entry: Tracked): Promise<void> => {
+      entry.connecting = true;
+      try {
+        const subscription = await subscribeControl(session.record.control, (event) => {
+          entry.lastState = event.to;
+          emit(event);
+        });
+        if (isDone || tracked.get(session.key) !== entry) {
+          subscription.close();
+          return;
+        }
+        entry.subscription = subscription;
+        // A change between reading the record and subscribing would be lost; the record read
+        // now tells, and the missed transition is reported from what the record says.
+        const now = liveSessions().find((s) => s.key === session.key);
+        if (now !== undefined && now.record.state !== entry.lastState) {
+          const from = entry.lastState;
+          entry.lastState = now.record.state;
+          emit(snapshotEvent(now, from, Date.now()));
+        }
+        void subscription.closed.then(() => {
+          entry.subscription = undefined;
+          entry.ended = true;
+        });
+      } catch {
+        // Not reachable yet (socket not bound) or already gone: the next discovery pass retries.
+        entry.subscription = undefined;
+      } finally {
+        entry.connecting = false;
+      }
+    };
+
+    const discover = (): void => {
+      if (isDone) return;
+      const sessions = liveSessions();
+      for (const [key, entry] of tracked) {
+        if (sessions.some((s) => s.key === key)) continue;
+        entry.subscription?.close();
+        tracked.delete(key);
+      }
+      for (const session of sessions) {
+        const instance = `${session.record.wrapper_pid}:${session.record.control}`;
+        let entry = tracked.get(session.key);
+        if (entry !== undefined && entry.instance !== instance) {
+          entry.subscription?.close();
+          entry = undefined;
+        }
+        if (entry === undefined) {
+          entry = { instance, lastState: session.record.state, subscription: undefined, connecting: false, ended: false };
+          tracked.set(session.key, entry);
+          emit(snapshotEvent(session, null, Date.now()));
+        }
+        if (entry.subscription === undefined && !entry.connecting && !entry.ended) void connect(session, entry);
+      }
+    };
+
+    const startWatcher = (): void => {
+      if (watcher !== undefined) return;
+      try {
+        watcher = watchDir(stateLayout(root).sessionsDir, () => discover());
+        watcher.on('error', () => {
+          // The directory went away: polling covers it until it is back.
+          watcher?.close();
+          watcher = undefined;
+        });
+      } catch {
+        // No sessions directory yet: polling covers it.
+        watcher = undefined;
+      }
+    };
+
+    const poll = setInterval(() => {
+      startWatcher();
+      discover();
+    }, DISCOVER_POLL_MS);
+
+    const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const finish = (): void => {
+      if (isDone) return;
+      isDone = true;
+      clearInterval(poll);
+      watcher?.close();
+      for (const signal of SIGNALS) process.off(signal, finish);
+      for (const entry of tracked.values()) entry.subscription?.close();
+      resolvePromise(0);
+    };
+    for (const signal of SIGNALS) process.on(signal, finish);
+    // `agentwrap events | head -3`: a closed pipe ends the stream quietly.
+    out.on('error', finish);
+
+    startWatcher();
+    discover();
+  });
 }

@@ -1,6 +1,61 @@
+/**
+ * `agentwrap [options] <agent> [args…]`: look the agent up on PATH and run it wrapped.
+ * `launchAndWait` is shared with `run` and is where the session loop attaches.
+ */
+import { resolveExecutable } from '../../adapters/pty.js';
+import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch.js';
+import { LAUNCH_USAGE, parseLaunchArgs, type LaunchRequest } from '../argv.js';
 import { CliError } from '../errors.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`launch` is not implemented yet', { exitCode: 2 });
+export interface LaunchHooks {
+  /** AGENTWRAP_* variables for the agent's environment. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  /**
+   * Called synchronously right after the agent started, to attach taps (screen, recorder,
+   * detector). Not called when agentwrap runs the agent unwrapped (no terminal). A throw here
+   * is reported and the agent keeps running: the session loop is never worth the passthrough.
+   */
+  readonly attach?: (session: LaunchedSession, request: LaunchRequest) => void;
+}
+
+/**
+ * Runs a parsed launch request and resolves to agentwrap's exit code: the agent's own code, or
+ * 128+N if a signal killed it. Without a terminal on both stdin and stdout the agent runs
+ * unwrapped, after one line on stderr saying so.
+ */
+export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks = {}): Promise<number> {
+  const resolved = resolveExecutable(request.command, process.env, process.cwd());
+  if (!resolved.ok) {
+    throw resolved.reason === 'not-found'
+      ? new CliError(`${request.command}: command not found`, { exitCode: 127 })
+      : new CliError(`${resolved.path}: permission denied`, { exitCode: 126 });
+  }
+  const base = { file: resolved.path, args: request.args, ...(hooks.extraEnv === undefined ? {} : { extraEnv: hooks.extraEnv }) };
+
+  const notTerminal = process.stdin.isTTY !== true ? 'stdin' : process.stdout.isTTY !== true ? 'stdout' : undefined;
+  if (notTerminal !== undefined) {
+    process.stderr.write(`agentwrap: ${notTerminal} is not a terminal; running ${request.command} unwrapped (no PTY, no status)\n`);
+    return (await runUnwrapped(base)).code;
+  }
+
+  const session = launchWrapped(base);
+  if (hooks.attach !== undefined) {
+    try {
+      hooks.attach(session, request);
+    } catch (error) {
+      session.exited.then(() => {
+        process.stderr.write(`agentwrap: the session loop failed to start (the agent ran unwatched): ${error instanceof Error ? error.message : String(error)}\n`);
+      }, () => undefined);
+    }
+  }
+  return (await session.exited).code;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  const parsed = parseLaunchArgs('agent', args);
+  if (parsed.kind === 'help') {
+    process.stdout.write(LAUNCH_USAGE);
+    return 0;
+  }
+  return launchAndWait(parsed);
 }

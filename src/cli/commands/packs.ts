@@ -1,6 +1,173 @@
-import { CliError } from '../errors.js';
+/**
+ * `agentwrap packs list [--json] | lint [FILE…] | test [DIR…]`: what packs are live, whether a
+ * pack file is valid (every problem as `FILE:LINE: rule ID: reason`, exit 1 on any error), and
+ * whether the packs still classify the screen fixtures (exit 1 on any failure).
+ */
+import { resolve } from 'node:path';
+import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../adapters/paths.js';
+import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { compilePack } from '../../core/pack-compile.js';
+import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/pack-schema.js';
+import { readFileSync } from 'node:fs';
+import { CliError, UsageError } from '../errors.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`packs` is not implemented yet', { exitCode: 2 });
+const USAGE = 'packs list [--json] | packs lint [FILE…] | packs test [DIR…]';
+
+function write(text: string): void {
+  process.stdout.write(text);
+}
+
+function entryToJson(entry: PackFileEntry): Record<string, unknown> {
+  const pack = entry.pack?.compiled.pack;
+  return {
+    agent: entry.agent ?? null,
+    source: entry.origin,
+    status: entry.status,
+    path: entry.path,
+    validated_versions: pack?.validatedVersions ?? null,
+    commands: pack?.commands ?? [],
+    rules: pack?.rules.length ?? null,
+    skipped_rules: pack?.skippedRules.map((r) => r.id) ?? [],
+    unverified: pack?.unverified ?? null,
+    problems: entry.problems,
+  };
+}
+
+function list(args: readonly string[]): number {
+  const json = args.includes('--json');
+  const unknown = args.find((a) => a !== '--json');
+  if (unknown !== undefined) throw new UsageError(`packs list: unexpected argument ${unknown}`);
+  const registry = loadDefaultRegistry(process.env);
+  const entries = registry.entries();
+  if (json) {
+    write(`${JSON.stringify({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, null, 2)}\n`);
+    return 0;
+  }
+  const rows = entries.map((e) => {
+    const pack = e.pack?.compiled.pack;
+    return [
+      e.agent ?? '?',
+      e.origin,
+      e.status,
+      pack === undefined ? '-' : String(pack.rules.length),
+      pack?.validatedVersions ?? '-',
+      pack === undefined ? '-' : pack.unverified ? 'unverified' : 'verified',
+      e.path,
+    ];
+  });
+  const header = ['AGENT', 'SOURCE', 'STATUS', 'RULES', 'VERSIONS', 'EVIDENCE', 'PATH'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  const out = [line(header)];
+  entries.forEach((entry, i) => {
+    out.push(line(rows[i] ?? []));
+    for (const problem of entry.problems) out.push(`    ${problem}`);
+  });
+  if (entries.length === 0) out.push('(no packs found)');
+  out.push('', `bundled packs: ${BUNDLED_PACKS_DIR}`, `user packs:    ${registry.userPacksDir ?? '(no HOME; none)'}   rule engine v${RULE_ENGINE_VERSION}`);
+  write(`${out.join('\n')}\n`);
+  return 0;
+}
+
+/** Lints one file; returns the number of errors (warnings print but do not count). */
+function lintFile(path: string): number {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    write(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const result = parsePack(text, path);
+  switch (result.kind) {
+    case 'invalid':
+      for (const issue of result.errors) write(`${formatPackIssue(issue)}\n`);
+      return result.errors.length;
+    case 'needs-newer-engine':
+      // The pack may be fine for a newer agentwrap, but this one would skip it: not usable here.
+      write(`${formatPackIssue(result.issue)}\n`);
+      return 1;
+    case 'ok': {
+      for (const warning of result.warnings) write(`${formatPackIssue({ ...warning, message: `warning: ${warning.message}` })}\n`);
+      try {
+        compilePack(result.pack);
+      } catch (error) {
+        write(`${path}: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 1;
+      }
+      const skipped = result.pack.skippedRules.length === 0 ? '' : `, ${result.pack.skippedRules.length} skipped`;
+      write(`${path}: ok (agent ${result.pack.agent}, ${result.pack.rules.length} rules${skipped})\n`);
+      return 0;
+    }
+    default: {
+      const never: never = result;
+      return never;
+    }
+  }
+}
+
+function lint(args: readonly string[]): number {
+  const option = args.find((a) => a.startsWith('-'));
+  if (option !== undefined) throw new UsageError(`packs lint: unknown option ${option}`);
+  let files: string[];
+  if (args.length > 0) files = args.map((a) => resolve(a));
+  else {
+    const bundled = listPackFiles(BUNDLED_PACKS_DIR);
+    const user = listPackFiles(userPacksDir(process.env));
+    for (const error of [bundled.error, user.error]) if (error !== undefined) write(`${error}\n`);
+    files = [...bundled.files, ...user.files];
+  }
+  if (files.length === 0) {
+    write('no pack files found\n');
+    return 1;
+  }
+  let errors = 0;
+  for (const file of files) errors += lintFile(file);
+  write(`${files.length} file${files.length === 1 ? '' : 's'} checked, ${errors} error${errors === 1 ? '' : 's'}\n`);
+  return errors > 0 ? 1 : 0;
+}
+
+function test(args: readonly string[]): number {
+  const option = args.find((a) => a.startsWith('-'));
+  if (option !== undefined) throw new UsageError(`packs test: unknown option ${option}`);
+  const roots = args.length > 0 ? args.map((a) => resolve(a)) : [BUNDLED_FIXTURES_DIR];
+  const registry = loadDefaultRegistry(process.env);
+  let passed = 0;
+  let failed = 0;
+  for (const root of roots) {
+    let results;
+    try {
+      results = sweepFixtures(root, (agent) => registry.packForAgent(agent)?.compiled);
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
+    for (const result of results) {
+      write(`${result.passed ? 'PASS' : 'FAIL'} ${result.name}: ${result.summary}\n`);
+      if (result.passed) passed++;
+      else failed++;
+    }
+  }
+  if (passed + failed === 0) {
+    write(`no fixtures found in ${roots.join(', ')}\n`);
+    return 1;
+  }
+  write(`${passed} passed, ${failed} failed\n`);
+  return failed > 0 ? 1 : 0;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list':
+      return list(rest);
+    case 'lint':
+      return lint(rest);
+    case 'test':
+      return test(rest);
+    case undefined:
+      throw new UsageError(`packs needs a subcommand: ${USAGE}`);
+    default:
+      throw new UsageError(`packs: unknown subcommand ${sub} (${USAGE})`);
+  }
 }

@@ -1,6 +1,12 @@
-import { CliError } from '../errors.js';
+/** `agentwrap run [options] -- <command> [args…]`: run any command wrapped. */
+import { LAUNCH_USAGE, parseLaunchArgs } from '../argv.js';
+import { launchAndWait } from './launch.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`run` is not implemented yet', { exitCode: 2 });
+export async function main(args: readonly string[]): Promise<number> {
+  const parsed = parseLaunchArgs('run', args);
+  if (parsed.kind === 'help') {
+    process.stdout.write(LAUNCH_USAGE);
+    return 0;
+  }
+  return launchAndWait(parsed);
 }

@@ -1,6 +1,170 @@
-import { CliError } from '../errors.js';
+/**
+ * `agentwrap status [--json | --watch | --format text|json|tmux]`: every live session record
+ * from every writer of the Agent Status Providers convention, rolled up. Corrupt, expired,
+ * foreign or dead-pid files are skipped, never fatal (convention §5).
+ */
+import { watch as watchDir, type FSWatcher } from 'node:fs';
+import { homedir } from 'node:os';
+import { isPidAlive } from '../../adapters/process-alive.js';
+import { resolveStateRoot, stateLayout } from '../../adapters/state-dir.js';
+import { readSessionsReport } from '../../app/session-store.js';
+import { UsageError } from '../errors.js';
+import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`status-list` is not implemented yet', { exitCode: 2 });
+type Format = 'text' | 'json' | 'tmux';
+
+/** How often `--watch` re-reads the directory when no file event arrives (ages tick every second). */
+const WATCH_POLL_MS = 1_000;
+/** Coalesces a burst of file events (temp file + rename) into one redraw. */
+const WATCH_SETTLE_MS = 30;
+
+const ESC = '\u001b';
+const CURSOR_HOME = `${ESC}[H`;
+const CLEAR_SCREEN = `${ESC}[2J`;
+const CLEAR_TO_LINE_END = `${ESC}[K`;
+const CLEAR_BELOW = `${ESC}[J`;
+const HIDE_CURSOR = `${ESC}[?25l`;
+const SHOW_CURSOR = `${ESC}[?25h`;
+
+const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmux]
+
+  (no option)     one line per live session, then the rolled-up state
+  --json          the same as JSON (shape: docs/publishing.md)
+  --watch         redraw in place when anything changes; Ctrl-C to quit
+  --format tmux   compact counts for tmux status-right, e.g.
+                  set -g status-right '#(agentwrap status --format tmux)'
+`;
+
+interface Options {
+  readonly format: Format;
+  readonly watch: boolean;
+}
+
+function parseArgs(args: readonly string[]): Options | 'help' {
+  let format: Format | undefined;
+  let watch = false;
+  const setFormat = (value: string | undefined): void => {
+    if (value !== 'text' && value !== 'json' && value !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${value ?? 'nothing'}`);
+    if (format !== undefined && format !== value) throw new UsageError('choose one output format');
+    format = value;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '-h' || arg === '--help') return 'help';
+    else if (arg === '--json') setFormat('json');
+    else if (arg === '--watch' || arg === '-w') watch = true;
+    else if (arg === '--format') setFormat(args[++i]);
+    else if (arg.startsWith('--format=')) setFormat(arg.slice('--format='.length));
+    else throw new UsageError(`status: unexpected argument ${arg}`);
+  }
+  if (watch && format !== undefined && format !== 'text') throw new UsageError('--watch draws text; it does not combine with --json or --format');
+  return { format: format ?? 'text', watch };
+}
+
+function readView(root: string): StatusView {
+  const nowMs = Date.now();
+  const report = readSessionsReport(root, nowMs, isPidAlive);
+  return { nowMs, root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] };
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  const options = parseArgs(args);
+  if (options === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const root = resolveStateRoot(process.env);
+  if (options.watch) return watchStatus(root);
+  const view = readView(root);
+  switch (options.format) {
+    case 'json':
+      process.stdout.write(`${JSON.stringify(statusJson(view), null, 2)}\n`);
+      return 0;
+    case 'tmux':
+      // tmux shows the first line of a #() command; an empty line hides the segment.
+      process.stdout.write(`${renderTmux(view)}\n`);
+      return 0;
+    case 'text':
+      for (const warning of view.warnings) process.stderr.write(`agentwrap: warning: ${warning}\n`);
+      process.stdout.write(`${renderStatusText(view, { home: homedir() }).join('\n')}\n`);
+      return 0;
+  }
+}
+
+/**
+ * Redraws in place: cursor home, each line followed by clear-to-end-of-line, then clear below.
+ * The screen is never cleared between frames, so nothing flickers; a frame is only written
+ * when its text changed. Ctrl-C restores the cursor and exits 0.
+ */
+function watchStatus(root: string): Promise<number> {
+  const out = process.stdout;
+  return new Promise<number>((resolvePromise) => {
+    let previous = '';
+    let settleTimer: NodeJS.Timeout | undefined;
+    let watcher: FSWatcher | undefined;
+    let isDone = false;
+
+    const draw = (): void => {
+      if (isDone) return;
+      const view = readView(root);
+      const rows = out.rows ?? 24;
+      let lines = [...view.warnings.map((w) => `warning: ${w}`), ...renderStatusText(view, { home: homedir(), width: out.columns ?? 80 })];
+      if (lines.length > rows - 1) lines = [...lines.slice(0, rows - 2), `… ${lines.length - rows + 2} more lines`];
+      const frame = `${CURSOR_HOME}${lines.map((line) => `${line}${CLEAR_TO_LINE_END}\n`).join('')}${CLEAR_BELOW}`;
+      if (frame === previous) return;
+      previous = frame;
+      out.write(frame);
+    };
+    const drawSoon = (): void => {
+      if (settleTimer !== undefined) return;
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        draw();
+      }, WATCH_SETTLE_MS);
+    };
+    const startWatcher = (): void => {
+      if (watcher !== undefined) return;
+      try {
+        watcher = watchDir(stateLayout(root).sessionsDir, drawSoon);
+        watcher.on('error', () => {
+          // The directory went away (or inotify ran out): fall back to polling until it is back.
+          watcher?.close();
+          watcher = undefined;
+        });
+      } catch {
+        // No sessions directory yet (or no inotify): the poll below covers it and retries.
+        watcher = undefined;
+      }
+    };
+    const poll = setInterval(() => {
+      startWatcher();
+      draw();
+    }, WATCH_POLL_MS);
+
+    const finish = (): void => {
+      if (isDone) return;
+      isDone = true;
+      clearInterval(poll);
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      watcher?.close();
+      out.off('resize', onResize);
+      for (const signal of SIGNALS) process.off(signal, finish);
+      out.write(SHOW_CURSOR);
+      resolvePromise(0);
+    };
+    const onResize = (): void => {
+      previous = '';
+      out.write(`${CURSOR_HOME}${CLEAR_SCREEN}`);
+      draw();
+    };
+    const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const signal of SIGNALS) process.on(signal, finish);
+    out.on('resize', onResize);
+    // A closed pipe (`status --watch | head`) ends the watch like Ctrl-C does.
+    out.on('error', finish);
+
+    out.write(`${HIDE_CURSOR}${CURSOR_HOME}${CLEAR_SCREEN}`);
+    startWatcher();
+    draw();
+  });
 }

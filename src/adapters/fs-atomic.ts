@@ -1,0 +1,77 @@
+/**
+ * The only way agentwrap writes a record: a uniquely named temp file in the same directory
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), the data written and fsynced, then rename(2) onto the
+ * final name. A reader sees the old file or the new one, never a partial one. The temp name
+ * starts with a dot and ends in `.tmp`, so `*.json` readers never pick it up (convention §4.1).
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+const TEMP_OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** `.<name>.<pid>.<random>.tmp` beside the target. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+function toBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+}
+
+function removeTemp(tempPath: string): void {
+  try {
+    unlinkSync(tempPath);
+  } catch {
+    // Best effort after a failed write: the original error is what the caller needs, and a
+    // leftover dot-file named *.tmp is ignored by every reader.
+  }
+}
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const tempPath = tempPathFor(path);
+  const bytes = toBytes(data);
+  const handle = await open(tempPath, TEMP_OPEN_FLAGS, mode);
+  try {
+    try {
+      // The mode given to open passes through the umask; make it exact.
+      await handle.chmod(mode);
+      let offset = 0;
+      while (offset < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+        offset += bytesWritten;
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tempPath, path);
+  } catch (error) {
+    await unlink(tempPath).catch(() => {
+      // Same as removeTemp: keep the original error; a stray *.tmp is ignored by readers.
+    });
+    throw error;
+  }
+}
+
+/** Synchronous twin for exit paths, where the event loop will not run again. */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, mode = 0o600): void {
+  const tempPath = tempPathFor(path);
+  const bytes = toBytes(data);
+  const fd = openSync(tempPath, TEMP_OPEN_FLAGS, mode);
+  try {
+    try {
+      fchmodSync(fd, mode);
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tempPath, path);
+  } catch (error) {
+    removeTemp(tempPath);
+    throw error;
+  }
+}

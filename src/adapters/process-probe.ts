@@ -1,0 +1,115 @@
+/**
+ * Samples the agent's own process tree from /proc: the agent's stat, then its descendants
+ * through /proc/<pid>/task/<tid>/children, recursively. It never scans all of /proc (the
+ * per-pane full scans of other tools are what burned 85 % CPU). All interpretation is in
+ * core/process.ts; this file only reads text. Without /proc, or without the children files
+ * (a kernel built without CONFIG_PROC_CHILDREN), the sample is absent, never quiet.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import {
+  descendantsFromChildren,
+  LINUX_CLOCK_TICKS_PER_SEC,
+  parseChildrenList,
+  parseStat,
+  processEvidenceFrom,
+  INITIAL_CPU_TRACKER,
+  type CpuTracker,
+  type ProcStat,
+} from '../core/process.js';
+import type { ProcessEvidence } from '../core/types.js';
+
+/** Bounds one sample's walk: a fork bomb under the agent must not make every tick read thousands of files. */
+export const MAX_TREE_PROCESSES = 256;
+
+export interface ProcessProbe {
+  /** One sample at `nowMs` (session clock); keeps the CPU sample for the next call's rate. */
+  sample(nowMs: number): ProcessEvidence;
+}
+
+export interface ProcessProbeOptions {
+  /** Where procfs is mounted; tests may point elsewhere. */
+  readonly procRoot?: string;
+  readonly clockTicksPerSec?: number;
+  readonly maxProcesses?: number;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** Reads a file, or undefined when it vanished (ENOENT/ESRCH: the process exited mid-read). */
+function readIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ESRCH') return undefined;
+    throw error;
+  }
+}
+
+export function createProcessProbe(rootPid: number, options: ProcessProbeOptions = {}): ProcessProbe {
+  const procRoot = options.procRoot ?? '/proc';
+  const clockTicksPerSec = options.clockTicksPerSec ?? LINUX_CLOCK_TICKS_PER_SEC;
+  const maxProcesses = options.maxProcesses ?? MAX_TREE_PROCESSES;
+  let cpu: CpuTracker = INITIAL_CPU_TRACKER;
+  let hasChildrenFiles: boolean | undefined;
+
+  const readStat = (pid: number): ProcStat | undefined => {
+    const text = readIfPresent(`${procRoot}/${pid}/stat`);
+    return text === undefined ? undefined : parseStat(text);
+  };
+
+  /** Direct children of every thread of `pid` (a child belongs to the thread that forked it). */
+  const readChildren = (pid: number): number[] => {
+    let tids: string[];
+    try {
+      tids = readdirSync(`${procRoot}/${pid}/task`);
+    } catch (error) {
+      const code = errorCode(error);
+      // The process exited between reading its parent's children file and now: it has no children.
+      if (code === 'ENOENT' || code === 'ESRCH') return [];
+      throw error;
+    }
+    return tids.flatMap((tid) => parseChildrenList(readIfPresent(`${procRoot}/${pid}/task/${tid}/children`) ?? ''));
+  };
+
+  const sampleOnce = (nowMs: number): ProcessEvidence => {
+    if (!Number.isInteger(rootPid) || rootPid <= 0) return { sampled: false, reason: `no process id (${rootPid})` };
+    const root = readStat(rootPid);
+    if (root === undefined) {
+      const hasProc = readIfPresent(`${procRoot}/self/stat`) !== undefined;
+      return { sampled: false, reason: hasProc ? `process ${rootPid} not found` : `no procfs at ${procRoot}` };
+    }
+    if (hasChildrenFiles === undefined && !isZombieLike(root.state)) {
+      // Checked once: the kernel either has CONFIG_PROC_CHILDREN or not, for the whole session.
+      hasChildrenFiles = readIfPresent(`${procRoot}/${rootPid}/task/${rootPid}/children`) !== undefined;
+    }
+    if (hasChildrenFiles === false) {
+      return { sampled: false, reason: `${procRoot}/<pid>/task/<tid>/children is missing (kernel without CONFIG_PROC_CHILDREN)` };
+    }
+    const descendantPids = descendantsFromChildren(readChildren, rootPid, maxProcesses);
+    const descendants = descendantPids.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+    const result = processEvidenceFrom(root, descendants, cpu, nowMs, clockTicksPerSec);
+    cpu = result.cpu;
+    const evidence = result.evidence;
+    return evidence;
+  };
+
+  return {
+    sample(nowMs: number): ProcessEvidence {
+      try {
+        return sampleOnce(nowMs);
+      } catch (error) {
+        // Soft-fail law: a probe failure (EACCES under hardening, an odd procfs) must not stop the
+        // session; the detector reads it as absent evidence, and the reason travels to explain.
+        return { sampled: false, reason: `probe failed: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+  };
+}
+
+/** A zombie's task directory is gone, so its children file is too; that is not a missing kernel feature. */
+function isZombieLike(state: string): boolean {
+  return state === 'Z' || state === 'X';
+}

@@ -1,0 +1,377 @@
+/**
+ * The agent's pseudo-terminal, over node-pty 1.1.0 (pinned: this file reaches into two of its
+ * internals, each named and guarded below). Bytes pass unchanged in both directions: output
+ * arrives as Buffers, never decoded, so a UTF-8 sequence split across reads or invalid bytes
+ * reach the user's terminal exactly as the agent wrote them.
+ *
+ * Three node-pty quirks are contained here:
+ * - Lost tail of output (upstream #85, #726), two causes, both measured here (a 2 MB write
+ *   with a consumer lagging 30 ms every 50 chunks lost 8-13 KB in most runs before the fix).
+ *   (1) libuv ends the read stream early: on POLLHUP after a partial read it reports EOF while
+ *   the pty still holds data; we drain the master fd by hand on 'end' (see there). (2) When the child exits, node-pty's onexit handler
+ *   waits for the read socket to close, but only for DESTROY_SOCKET_TIMEOUT_MS = 200 ms; then
+ *   it calls `_socket.destroy()`, which closes the master fd with whatever the kernel still
+ *   buffers (up to ~64 KiB on Linux) unread. That happens whenever the consumer lags 200 ms
+ *   behind — a slow outer terminal is enough, since writes to a TTY block the event loop.
+ *   Fix: that no-argument destroy() is deferred until the read side really ended (EIO/EOF
+ *   after the kernel buffer drained — Linux returns EIO on the master only once no input is
+ *   left) or, for a pty some background process keeps open, until it has been quiet
+ *   (DRAIN_QUIET_MS, checked after a poll turn) or DRAIN_MAX_MS passed. node-pty emits exit
+ *   from the socket's close, so `exited` resolves only after the last data event.
+ * - Environment sanitising: node-pty deletes TMUX, TMUX_PANE, STY, WINDOW, WINDOWID, TERMCAP,
+ *   COLUMNS and LINES, but only when `env === process.env`; we always pass a copy.
+ * - Encoding: `encoding: null` would give Buffers but also leaves IUTF8 off on the pty (the
+ *   native fork sets IUTF8 only for 'utf8'), so a cooked-mode program would erase half a
+ *   character on backspace. We spawn with 'utf8' and then remove the socket's string decoder
+ *   before the first read, which gives both.
+ */
+import { readFileSync, readSync, realpathSync, statSync, accessSync, constants as fsConstants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { ReadStream } from 'node:tty';
+import * as nodePty from 'node-pty';
+
+/** Read size when draining the pty by hand after libuv's early EOF (see the 'end' handler). */
+const DRAIN_READ_BYTES = 64 * 1024;
+
+/** After the child exits, the pty counts as drained once nothing arrived for this long. */
+export const DRAIN_QUIET_MS = 500;
+/**
+ * Upper bound on draining after exit. Only a background process that inherited the pty and
+ * keeps writing can reach it; the agent's own leftover output is at most the kernel buffer.
+ */
+export const DRAIN_MAX_MS = 5_000;
+
+export interface PtyExit {
+  /** The exit code the way a shell reports it: the child's status, or 128+N for signal N. */
+  readonly code: number;
+  /** The signal that killed the child, if one did. */
+  readonly signal: number | undefined;
+}
+
+export interface PtySpawnOptions {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cols: number;
+  readonly rows: number;
+  /** The complete environment the child gets (see childEnvironment). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export interface PtyProcess {
+  readonly pid: number;
+  /** The slave side, e.g. /dev/pts/3. */
+  readonly ptsName: string;
+  /** Output as it arrives. Listeners run synchronously, in subscription order. */
+  onData(listener: (chunk: Buffer) => void): () => void;
+  /** Resolves after the child exited and its last byte of output was delivered to onData. */
+  readonly exited: Promise<PtyExit>;
+  write(data: Buffer | string): void;
+  resize(cols: number, rows: number): void;
+  /** A signal to the child itself (default SIGHUP, as a closing terminal would send). */
+  kill(signal?: NodeJS.Signals): void;
+  /** A signal to the child's whole process group (it leads its own session on the pty). */
+  signalGroup(signal: NodeJS.Signals): void;
+  /** Fires when the child itself is stopped (SIGTSTP, SIGSTOP…), seen through SIGCHLD + /proc. */
+  onStopped(listener: () => void): () => void;
+  /** Makes whatever runs in the pty's foreground redraw: SIGWINCH to that process group. */
+  requestRedraw(): void;
+  /** Closes the pty and stops listening. Safe to call twice. */
+  dispose(): void;
+}
+
+/** Maps node-pty's `{exitCode, signal}` (exitCode is 0 when a signal killed it) to a shell code. */
+export function exitCodeOf(exitCode: number, signal: number | undefined): number {
+  return signal !== undefined && signal > 0 ? 128 + signal : exitCode;
+}
+
+/**
+ * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables.
+ * Anything else in `extra` is a bug in the caller, so it throws rather than leak a surprise.
+ */
+export function childEnvironment(
+  userEnv: NodeJS.ProcessEnv,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(userEnv)) {
+    if (value !== undefined) env[key] = value;
+  }
+  for (const [key, value] of Object.entries(extra)) {
+    if (!key.startsWith('AGENTWRAP_')) throw new Error(`childEnvironment: ${key} is not an AGENTWRAP_* variable`);
+    env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * The directory to start the child in. node-pty sets PWD to the cwd it is given; passing the
+ * user's logical $PWD (when it is the same directory) keeps a symlinked PWD as the user had it.
+ */
+export function childCwd(userEnv: NodeJS.ProcessEnv, physicalCwd: string): string {
+  const logical = userEnv['PWD'];
+  if (logical === undefined || logical === '') return physicalCwd;
+  try {
+    return realpathSync(logical) === realpathSync(physicalCwd) ? logical : physicalCwd;
+  } catch {
+    // $PWD names a directory that no longer resolves: the physical cwd is the truth.
+    return physicalCwd;
+  }
+}
+
+export type ResolvedExecutable =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly reason: 'not-found' | 'not-executable'; readonly path: string };
+
+/** Finds `name` the way a shell does: a name with a slash is a path, otherwise search PATH. */
+export function resolveExecutable(name: string, env: NodeJS.ProcessEnv, cwd: string): ResolvedExecutable {
+  const candidates = name.includes('/')
+    ? [name.startsWith('/') ? name : join(cwd, name)]
+    : (env['PATH'] ?? '').split(delimiter).map((dir) => join(dir === '' ? '.' : dir.startsWith('/') ? dir : join(cwd, dir), name));
+  let sawNonExecutable: string | undefined;
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+    } catch {
+      // Absent in this PATH entry: try the next one, as execvp does.
+      continue;
+    }
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      return { ok: true, path: candidate };
+    } catch {
+      // Present but not executable: a later PATH entry may still have a runnable one.
+      sawNonExecutable ??= candidate;
+    }
+  }
+  return sawNonExecutable === undefined
+    ? { ok: false, reason: 'not-found', path: name }
+    : { ok: false, reason: 'not-executable', path: sawNonExecutable };
+}
+
+export interface ProcStat {
+  /** One-letter state: R, S, D, T (stopped), t (traced), Z… */
+  readonly state: string;
+  readonly pgrp: number;
+  /** Foreground process group of the process's controlling terminal (-1 when none). */
+  readonly tpgid: number;
+}
+
+/** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses: cut at the last ')'. */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  const [state, , pgrp, , , tpgid] = fields;
+  if (state === undefined || pgrp === undefined || tpgid === undefined) return undefined;
+  const parsed = { state, pgrp: Number(pgrp), tpgid: Number(tpgid) };
+  return Number.isInteger(parsed.pgrp) && Number.isInteger(parsed.tpgid) ? parsed : undefined;
+}
+
+/** /proc/<pid>/stat, or undefined where /proc is missing (not Linux) or the process is gone. */
+export function readProcStat(pid: number): ProcStat | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    // No /proc (macOS) or the process already went away: absent, not "running".
+    return undefined;
+  }
+}
+
+/** The node-pty 1.1.0 internals we rely on, checked at spawn time. */
+interface NodePtyInternals {
+  readonly _socket?: unknown;
+}
+
+interface ReadableInternals {
+  _readableState?: { decoder: unknown; encoding: unknown };
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: the target already exited; a signal to nobody is not an error here.
+  }
+}
+
+export function spawnPty(options: PtySpawnOptions): PtyProcess {
+  const term = nodePty.spawn(options.file, [...options.args], {
+    name: options.env['TERM'] ?? 'xterm',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...options.env },
+    // 'utf8' only to get IUTF8 on the pty; the decoder is removed below (see file comment).
+    encoding: 'utf8',
+  });
+  const socket = (term as unknown as NodePtyInternals)._socket;
+  if (!(socket instanceof ReadStream)) {
+    term.kill('SIGKILL');
+    throw new Error('node-pty internals changed: UnixTerminal._socket is not a tty.ReadStream (expected node-pty 1.1.0)');
+  }
+  const readable = (socket as unknown as ReadableInternals)._readableState;
+  if (readable !== undefined) {
+    readable.decoder = null;
+    readable.encoding = null;
+  }
+
+  const dataListeners = new Set<(chunk: Buffer) => void>();
+  const stopListeners = new Set<() => void>();
+  let dataCount = 0;
+  let lastDataAtMs = performance.now();
+  let isReadEnded = false;
+  let isDisposed = false;
+  let drainStartedAtMs: number | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+  let drainImmediate: NodeJS.Immediate | undefined;
+
+  const masterFd = (term as unknown as { fd?: unknown }).fd;
+  const dispatch = (chunk: Buffer): void => {
+    for (const listener of dataListeners) listener(chunk);
+    dataCount += 1;
+    lastDataAtMs = performance.now();
+  };
+  const drainSync = (): void => {
+    if (typeof masterFd !== 'number') return;
+    const buffer = Buffer.allocUnsafe(DRAIN_READ_BYTES);
+    for (;;) {
+      let count: number;
+      try {
+        count = readSync(masterFd, buffer, 0, buffer.length, null);
+      } catch {
+        // EIO: nothing left and the slave is closed (the normal end). EAGAIN: nothing left
+        // right now; after POLLHUP that only happens if someone reopened the slave. Either
+        // way everything written before the hangup has been read.
+        return;
+      }
+      if (count <= 0) return;
+      dispatch(Buffer.from(buffer.subarray(0, count)));
+    }
+  };
+
+  const originalDestroy = socket.destroy.bind(socket);
+  const destroyNow = (): void => {
+    if (drainTimer !== undefined) clearTimeout(drainTimer);
+    if (drainImmediate !== undefined) clearImmediate(drainImmediate);
+    drainTimer = undefined;
+    drainImmediate = undefined;
+    originalDestroy();
+  };
+  // A drain check runs in a timer, then looks again after one poll turn (setImmediate runs
+  // after the poll phase, which reads anything readable): a busy event loop cannot fake quiet.
+  const checkDrained = (): void => {
+    drainTimer = undefined;
+    if (isReadEnded || socket.destroyed) return;
+    if (drainStartedAtMs !== undefined && performance.now() - drainStartedAtMs >= DRAIN_MAX_MS) {
+      destroyNow();
+      return;
+    }
+    const countBefore = dataCount;
+    drainImmediate = setImmediate(() => {
+      drainImmediate = undefined;
+      if (isReadEnded || socket.destroyed) return;
+      if (dataCount === countBefore && performance.now() - lastDataAtMs >= DRAIN_QUIET_MS) destroyNow();
+      else drainTimer = setTimeout(checkDrained, DRAIN_QUIET_MS);
+    });
+  };
+  socket.destroy = (error?: Error): ReadStream => {
+    // With an error (EIO at the end of output, or any read failure) or once the read side has
+    // ended, destroying loses nothing. Without one it is node-pty's 200 ms exit timer: defer.
+    if (error !== undefined || isReadEnded || isDisposed) return originalDestroy(error);
+    if (drainStartedAtMs === undefined) {
+      drainStartedAtMs = performance.now();
+      drainTimer = setTimeout(checkDrained, DRAIN_QUIET_MS);
+    }
+    return socket;
+  };
+  // libuv reports EOF early on a pty: when poll says POLLHUP (the slave side closed) and the
+  // last read was partial, uv__stream_io assumes the rest is empty. A pty hands its buffer
+  // out in pieces, so up to ~64 KiB may still be there. 'end' runs before autoDestroy closes
+  // the fd, so read the remainder here, synchronously, until the kernel says EIO (drained).
+  socket.once('end', () => {
+    drainSync();
+    isReadEnded = true;
+  });
+  socket.once('close', () => {
+    isReadEnded = true;
+    if (drainTimer !== undefined) clearTimeout(drainTimer);
+    if (drainImmediate !== undefined) clearImmediate(drainImmediate);
+  });
+
+  term.onData((data: string | Buffer) => {
+    // After the decoder removal data is a Buffer; if a future Node ignored that, re-encoding a
+    // string is the best left (lossy only for invalid UTF-8), and the tests would catch it.
+    dispatch(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  });
+
+  const exited = new Promise<PtyExit>((resolve) => {
+    term.onExit(({ exitCode, signal }) => {
+      const realSignal = signal !== undefined && signal > 0 ? signal : undefined;
+      resolve({ code: exitCodeOf(exitCode, realSignal), signal: realSignal });
+    });
+  });
+
+  const pid = term.pid;
+  const resize = (cols: number, rows: number): void => {
+    if (isDisposed || isReadEnded) return;
+    try {
+      term.resize(Math.max(1, Math.floor(cols)), Math.max(1, Math.floor(rows)));
+    } catch {
+      // The pty closed between the check and the ioctl (child just exited): nothing to size.
+    }
+  };
+  const onSigchld = (): void => {
+    const stat = readProcStat(pid);
+    if (stat?.state === 'T') for (const listener of stopListeners) listener();
+  };
+
+  return {
+    pid,
+    ptsName: (term as unknown as { ptsName?: string }).ptsName ?? '',
+    onData(listener) {
+      dataListeners.add(listener);
+      return () => dataListeners.delete(listener);
+    },
+    exited,
+    write(data) {
+      if (!isDisposed) term.write(data);
+    },
+    resize,
+    kill(signal = 'SIGHUP') {
+      signalQuietly(pid, signal);
+    },
+    signalGroup(signal) {
+      signalQuietly(-pid, signal);
+    },
+    onStopped(listener) {
+      if (stopListeners.size === 0) process.on('SIGCHLD', onSigchld);
+      stopListeners.add(listener);
+      return () => {
+        stopListeners.delete(listener);
+        if (stopListeners.size === 0) process.removeListener('SIGCHLD', onSigchld);
+      };
+    },
+    requestRedraw() {
+      const foreground = readProcStat(pid)?.tpgid;
+      if (foreground !== undefined && foreground > 0) {
+        signalQuietly(-foreground, 'SIGWINCH');
+        return;
+      }
+      // No /proc: make the kernel send SIGWINCH to the right group by changing the size.
+      const { cols, rows } = term;
+      resize(cols + 1, rows);
+      resize(cols, rows);
+    },
+    dispose() {
+      if (isDisposed) return;
+      isDisposed = true;
+      process.removeListener('SIGCHLD', onSigchld);
+      stopListeners.clear();
+      if (drainTimer !== undefined) clearTimeout(drainTimer);
+      if (drainImmediate !== undefined) clearImmediate(drainImmediate);
+      // UnixTerminal.destroy (not in the typings) closes the socket, then SIGHUPs the child.
+      if (!socket.destroyed) (term as unknown as { destroy(): void }).destroy();
+    },
+  };
+}

@@ -1,0 +1,836 @@
+/**
+ * The headless screen mirror: a copy of what the user's terminal shows, kept by @xterm/headless,
+ * plus the out-of-band evidence agents send (OSC titles, 9;4 progress, notifications, BEL,
+ * OSC 133 marks), each stamped with the time its bytes arrived. The live session and replay
+ * both use it; replay asks for `exact` mode so nothing is ever skipped.
+ *
+ * Flow control (why it looks like this). The launcher writes every PTY chunk to the user's
+ * terminal first and then calls `write` without awaiting. xterm parses at ~75–110 MB/s on the
+ * main thread and throws once more than 50 MB wait to be parsed, and a PTY flood can outrun it.
+ * Two choices existed: (b) a backpressure signal that pauses the PTY until the mirror catches
+ * up, which would throttle the user's own terminal to the mirror's parse speed (and put a
+ * status tool in the passthrough's critical path), or (a) skip the OLDEST unparsed backlog.
+ * We do (a): the passthrough never waits for the mirror, at most `IN_FLIGHT_MAX_BYTES` sit in
+ * xterm and at most `BACKLOG_HIGH_BYTES` wait here, and when the backlog passes that mark it
+ * is cut down to the newest `BACKLOG_LOW_BYTES`. TUIs redraw their whole screen constantly, so
+ * the mirror is truthful again within one redraw after the flood; the hysteresis makes such a
+ * cut rare (one discontinuity per ~3 MB of excess, not one per chunk). What a cut could
+ * otherwise lose is salvaged: the parser is reset with CAN (so the retained bytes are not read
+ * as the tail of a half-seen escape sequence), the last alternate-screen switch in the skipped
+ * bytes is replayed, and OSC titles/progress/notifications/marks and BELs in the skipped bytes
+ * are recorded as evidence with their own arrival times. Skipped bytes are counted in `stats()`.
+ * `exact: true` never skips (memory is then the caller's business: replay awaits every write).
+ *
+ * `worker: true` runs the parser in a worker thread (src/adapters/screen-worker.ts) behind the
+ * same interface: the flow control stays here, the worker parses and sends back the view and
+ * evidence with each acknowledgement, so `view()` and `evidence()` stay synchronous.
+ */
+import { Buffer } from 'node:buffer';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import xtermHeadless from '@xterm/headless';
+import type { Terminal as XtermTerminal } from '@xterm/headless';
+import type { ProgressEvidence, ScreenView, ShellMark, TitleEvidence } from '../core/types.js';
+import type { Clock } from './clock.js';
+
+// @xterm/headless ships CommonJS without an `exports` map; its named exports are not visible to
+// Node's ESM loader, so the class is taken from the default export.
+const { Terminal } = xtermHeadless;
+
+/** Bytes handed to xterm at once: ~10 ms of parsing, so one parse slice never starves the
+ * event loop and xterm stays far below its 50 MB discard limit (where it throws). */
+export const IN_FLIGHT_MAX_BYTES = 1024 * 1024;
+/** The same for the worker: its messages queue there while it parses, and a deeper pipeline
+ * hides the round trip of acknowledgements. */
+export const WORKER_IN_FLIGHT_MAX_BYTES = 4 * 1024 * 1024;
+/** Unparsed backlog (beyond what xterm holds) above which the oldest bytes are skipped.
+ * 4 MiB is ~40–50 ms of parsing: the most the mirror can lag behind the passthrough. */
+export const BACKLOG_HIGH_BYTES = 4 * 1024 * 1024;
+/** What a cut keeps: the newest bytes, several full redraws of a 200x50 TUI (~50–100 KB each). */
+export const BACKLOG_LOW_BYTES = 1024 * 1024;
+/** Chunks larger than this are handed to xterm in pieces, so one huge write (replay of a
+ * recording, a test) is parsed in slices instead of one long synchronous call. */
+export const PIECE_MAX_BYTES = 256 * 1024;
+/** A title is stored bounded (agents and malicious output may send megabytes). */
+export const TITLE_MAX_CHARS = 512;
+/** How many title change times are kept, enough to tell an animating spinner from a still one. */
+export const TITLE_RECENT_CHANGES = 8;
+/** Default scrollback: the mirror reads only the viewport, so history is memory spent for nothing. */
+export const DEFAULT_SCROLLBACK_LINES = 0;
+
+/** Longest OSC payload the skip salvage will look at; longer ones are titles we bound anyway. */
+const SALVAGE_OSC_MAX_BYTES = 64 * 1024;
+/** OSC sequences kept from skipped bytes (the newest): enough for a title's recent changes. */
+const SALVAGE_OSC_MAX_COUNT = 16;
+const CAN = 0x18;
+const BEL = 0x07;
+const ESC = 0x1b;
+const SUB = 0x1a;
+
+export interface ScreenOptions {
+  readonly cols: number;
+  readonly rows: number;
+  /** Stamps evidence with the time its bytes arrived (`clock.nowMs()` at `write`). */
+  readonly clock: Clock;
+  /** Lines kept above the viewport; never read by the mirror. Default 0. */
+  readonly scrollback?: number;
+  /** Never skip bytes, whatever the backlog, and parse inline when the parser is idle (so a
+   * write may resolve in the same tick): for replay and tests, whose caller awaits every
+   * write. Default false (live: parse on xterm's timer, skip when flooded). */
+  readonly exact?: boolean;
+  /** Parse in a worker thread (needs the built dist/…/screen-worker.js). Default false. */
+  readonly worker?: boolean;
+  /** Overrides the flow-control marks (tests); defaults are the constants above. */
+  readonly backlogHighBytes?: number;
+  readonly backlogLowBytes?: number;
+}
+
+export interface ScreenEvidence {
+  readonly title: TitleEvidence | undefined;
+  readonly progress: ProgressEvidence | undefined;
+  readonly lastMark: ShellMark | undefined;
+  readonly lastNotificationAtMs: number | undefined;
+  readonly lastBellAtMs: number | undefined;
+}
+
+/**
+ * Byte counts. Strings (node-pty's default encoding) are counted in UTF-16 code units, byte
+ * arrays in bytes; both only ever compare against the marks, so the mix is harmless.
+ */
+export interface ScreenStats {
+  /** Handed to `write` but neither parsed nor skipped yet. */
+  readonly queuedBytes: number;
+  /** Skipped by flow control since creation (always 0 in exact mode). */
+  readonly skippedBytes: number;
+  readonly parsedBytes: number;
+}
+
+export interface Screen {
+  /** Resolves once these bytes are parsed (or skipped by flow control, and the bytes after
+   * them parsed). Never throws, never waits for anything but the parser. */
+  write(data: Uint8Array | string): Promise<void>;
+  /** Applied in order with writes: bytes written before it are parsed at the old size. */
+  resize(cols: number, rows: number): Promise<void>;
+  /** The live viewport; the same object is returned until the screen actually changes. */
+  view(): ScreenView;
+  evidence(): ScreenEvidence;
+  stats(): ScreenStats;
+  /** True while bytes are waiting to be parsed (read `stats()` for how many). */
+  isBehind(): boolean;
+  /** Resolves pending writes (unparsed) and frees the terminal; later writes are ignored and
+   * `view()` keeps returning the last view. */
+  dispose(): void;
+}
+
+export function createScreen(options: ScreenOptions): Screen {
+  return options.worker === true ? new WorkerScreen(options) : new LocalScreen(options);
+}
+
+type Chunk = Uint8Array | string;
+
+interface DataItem {
+  readonly kind: 'data';
+  data: Chunk;
+  readonly atMs: number;
+  /** Resolvers of this write and of any skipped writes before it. */
+  readonly waiters: (() => void)[];
+  /** Parser resets and salvaged sequences are ours, not the agent's: not counted as parsed. */
+  readonly isSynthetic?: boolean;
+}
+
+interface ResizeItem {
+  readonly kind: 'resize';
+  readonly cols: number;
+  readonly rows: number;
+  readonly waiters: (() => void)[];
+}
+
+type QueueItem = DataItem | ResizeItem;
+
+/** What skipped bytes said out of band, replayed through the parser before the retained bytes. */
+interface Salvage {
+  altScreen: boolean | undefined;
+  oscs: { readonly sequence: string; readonly atMs: number }[];
+  bellAtMs: number | undefined;
+}
+
+// ---- the mirror itself: xterm plus evidence handlers (main thread or worker) -----------------
+
+/**
+ * One xterm terminal with the evidence handlers and the cached view. Internal: exported for
+ * screen-worker.ts. `arrivalMs` tells the handlers when the bytes being parsed arrived.
+ */
+export class MirrorTerminal {
+  private readonly term: XtermTerminal;
+  private readonly disposers: { dispose(): void }[] = [];
+  private isDirty = true;
+  private revision = 0;
+  private cachedView: ScreenView | undefined;
+  /** Increases whenever `evidence()` would return something new (the worker sends only then). */
+  evidenceVersion = 0;
+
+  private title: TitleEvidence | undefined;
+  private progress: ProgressEvidence | undefined;
+  private lastMark: ShellMark | undefined;
+  private lastNotificationAtMs: number | undefined;
+  private lastBellAtMs: number | undefined;
+
+  constructor(
+    cols: number,
+    rows: number,
+    scrollback: number,
+    private readonly arrivalMs: () => number,
+  ) {
+    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    const parser = this.term.parser;
+    // Handlers return true: the sequence is ours, xterm's defaults (title events) have no use here.
+    this.disposers.push(
+      parser.registerOscHandler(0, (data) => this.onTitle(data)),
+      parser.registerOscHandler(2, (data) => this.onTitle(data)),
+      parser.registerOscHandler(9, (data) => this.onOsc9(data)),
+      parser.registerOscHandler(99, (data) => this.onOsc99(data)),
+      parser.registerOscHandler(133, (data) => this.onOsc133(data)),
+      parser.registerOscHandler(777, (data) => this.onOsc777(data)),
+      // xterm fires this for a C0 BEL only; a BEL that terminates an OSC never reaches it.
+      this.term.onBell(() => {
+        this.lastBellAtMs = this.arrivalMs();
+        this.evidenceVersion += 1;
+      }),
+      this.term,
+    );
+  }
+
+  /**
+   * Hands `data` to xterm; `onParsed` runs once it is parsed. xterm parses on a later timer
+   * (>= 1 ms in Node) unless the write follows user input, when it parses inline. A caller that
+   * awaits every write (replay, the worker) would be bounded to ~1000 writes per second by
+   * that timer, so `isInline` announces (empty) input to get the inline path.
+   */
+  write(data: Chunk, isInline: boolean, onParsed: () => void): void {
+    if (isInline) this.term.input('', true);
+    this.term.write(data, () => {
+      this.isDirty = true;
+      onParsed();
+    });
+  }
+
+  /** Takes effect at once, not in order with pending writes: callers wait for those first. */
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+    this.isDirty = true;
+  }
+
+  view(): ScreenView {
+    if (this.cachedView !== undefined && !this.isDirty) return this.cachedView;
+    this.isDirty = false;
+    const buffer = this.term.buffer.active;
+    const cols = this.term.cols;
+    // baseY is the top of the live screen; rows above it are scrollback the user scrolled past.
+    const top = buffer.baseY;
+    const rows: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) {
+      rows.push(buffer.getLine(top + y)?.translateToString(true).trimEnd() ?? '');
+    }
+    const next = {
+      rows,
+      cols,
+      cursorRow: buffer.cursorY,
+      // xterm parks the cursor at x = cols while a wrap is pending; readers index rows with it.
+      cursorCol: Math.min(buffer.cursorX, cols - 1),
+      isAlternateScreen: buffer.type === 'alternate',
+    };
+    const previous = this.cachedView;
+    if (previous !== undefined && sameView(previous, next)) return previous;
+    this.revision += 1;
+    this.cachedView = Object.freeze({ ...next, rows: Object.freeze(rows), revision: this.revision });
+    return this.cachedView;
+  }
+
+  evidence(): ScreenEvidence {
+    return {
+      title: this.title,
+      progress: this.progress,
+      lastMark: this.lastMark,
+      lastNotificationAtMs: this.lastNotificationAtMs,
+      lastBellAtMs: this.lastBellAtMs,
+    };
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposers.reverse()) disposable.dispose();
+    this.disposers.length = 0;
+  }
+
+  private onTitle(data: string): boolean {
+    const text = boundedCopy(data, TITLE_MAX_CHARS);
+    if (this.title !== undefined && this.title.text === text) return true;
+    const atMs = this.arrivalMs();
+    const recent = [...(this.title?.recentChangesMs ?? []), atMs].slice(-TITLE_RECENT_CHANGES);
+    this.title = Object.freeze({ text, changedAtMs: atMs, recentChangesMs: Object.freeze(recent) });
+    this.evidenceVersion += 1;
+    return true;
+  }
+
+  /** OSC 9 is two conventions: ConEmu's `9;N;…` commands (4 = progress) and iTerm2's `9;text`. */
+  private onOsc9(data: string): boolean {
+    const command = /^(\d+)(?:;|$)/.exec(data);
+    if (command === null) {
+      this.noteNotification();
+      return true;
+    }
+    if (command[1] === '4') {
+      const progress = parseProgress(data.slice(command[0].length), this.arrivalMs());
+      if (progress !== undefined) {
+        this.progress = progress;
+        this.evidenceVersion += 1;
+      }
+      return true;
+    }
+    // ConEmu's other commands (1–12; 9;9;cwd is common from shells) are not notifications. A
+    // number followed by text ("3 tests failed") is, since the number is not followed by ';'.
+    if (Number(command[1]) > 12) this.noteNotification();
+    return true;
+  }
+
+  /** Kitty notifications; `p=?` in the metadata is a capability query, not a notification. */
+  private onOsc99(data: string): boolean {
+    const semi = data.indexOf(';');
+    const metadata = semi === -1 ? data : data.slice(0, semi);
+    if (!/(?:^|:)p=\?/.test(metadata)) this.noteNotification();
+    return true;
+  }
+
+  /** rxvt-style `777;notify;title;body`; other 777 extensions are not notifications. */
+  private onOsc777(data: string): boolean {
+    if (data === 'notify' || data.startsWith('notify;')) this.noteNotification();
+    return true;
+  }
+
+  private onOsc133(data: string): boolean {
+    const kind = data.charAt(0);
+    if (kind !== 'A' && kind !== 'B' && kind !== 'C' && kind !== 'D') return true;
+    if (data.length > 1 && data.charAt(1) !== ';') return true;
+    const exitCode = kind === 'D' ? parseLenientInt(data.split(';')[1]) : undefined;
+    this.lastMark = Object.freeze({ kind, exitCode, atMs: this.arrivalMs() });
+    this.evidenceVersion += 1;
+    return true;
+  }
+
+  private noteNotification(): void {
+    this.lastNotificationAtMs = this.arrivalMs();
+    this.evidenceVersion += 1;
+  }
+}
+
+// ---- flow control, shared by the main-thread and the worker mirror --------------------------
+
+abstract class FlowControlledScreen implements Screen {
+  protected readonly clock: Clock;
+  protected readonly isExact: boolean;
+  private readonly backlogHighBytes: number;
+  private readonly backlogLowBytes: number;
+  private readonly inFlightMaxBytes: number;
+
+  /** Items not yet sent to the parser, oldest first (`backlogHead` avoids O(n) shifts). */
+  private backlog: (QueueItem | undefined)[] = [];
+  private backlogHead = 0;
+  private backlogBytes = 0;
+  /** Items sent and not yet parsed, oldest first: its head is what the parser is working on. */
+  private inFlight: (QueueItem | undefined)[] = [];
+  private inFlightHead = 0;
+  private inFlightBytes = 0;
+  private salvage: Salvage | undefined;
+  private isPumping = false;
+
+  private parsedBytes = 0;
+  private skippedBytes = 0;
+  protected isDisposed = false;
+
+  constructor(options: ScreenOptions, inFlightMaxBytes: number) {
+    this.inFlightMaxBytes = inFlightMaxBytes;
+    this.clock = options.clock;
+    this.isExact = options.exact ?? false;
+    this.backlogHighBytes = options.backlogHighBytes ?? BACKLOG_HIGH_BYTES;
+    this.backlogLowBytes = Math.min(options.backlogLowBytes ?? BACKLOG_LOW_BYTES, this.backlogHighBytes);
+  }
+
+  /** Starts parsing `item` (already the in-flight tail); must lead to one `completeHead()` per
+   * item, in order. `isIdle`: nothing else is in flight. */
+  protected abstract send(item: QueueItem, isIdle: boolean): void;
+  protected abstract disposeParser(): void;
+  abstract view(): ScreenView;
+  abstract evidence(): ScreenEvidence;
+
+  write(data: Uint8Array | string): Promise<void> {
+    if (this.isDisposed || data.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.backlog.push({ kind: 'data', data, atMs: this.clock.nowMs(), waiters: [resolve] });
+      this.backlogBytes += data.length;
+      if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog();
+      this.pump();
+    });
+  }
+
+  resize(cols: number, rows: number): Promise<void> {
+    if (this.isDisposed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.backlog.push({ kind: 'resize', cols, rows, waiters: [resolve] });
+      this.pump();
+    });
+  }
+
+  stats(): ScreenStats {
+    return {
+      queuedBytes: this.inFlightBytes + this.backlogBytes,
+      skippedBytes: this.skippedBytes,
+      parsedBytes: this.parsedBytes,
+    };
+  }
+
+  isBehind(): boolean {
+    return this.inFlightBytes + this.backlogBytes > 0;
+  }
+
+  dispose(): void {
+    if (this.isDisposed) return;
+    this.isDisposed = true;
+    const waiting = [...this.inFlight, ...this.backlog];
+    this.inFlight = [];
+    this.backlog = [];
+    this.inFlightHead = this.backlogHead = this.inFlightBytes = this.backlogBytes = 0;
+    this.disposeParser();
+    for (const item of waiting) for (const resolve of item?.waiters ?? []) resolve();
+  }
+
+  /** When the bytes the parser is working on arrived (the in-flight head), else now. */
+  protected headArrivalMs(): number {
+    const head = this.inFlight[this.inFlightHead];
+    return head?.kind === 'data' ? head.atMs : this.clock.nowMs();
+  }
+
+  /** The parser finished the in-flight head. */
+  protected completeHead(): void {
+    if (this.isDisposed) return;
+    const done = this.inFlight[this.inFlightHead];
+    if (done === undefined) return;
+    this.inFlight[this.inFlightHead] = undefined;
+    this.inFlightHead += 1;
+    if (this.inFlightHead === this.inFlight.length) {
+      this.inFlight = [];
+      this.inFlightHead = 0;
+    } else if (this.inFlightHead > 1024 && this.inFlightHead * 2 > this.inFlight.length) {
+      this.inFlight = this.inFlight.slice(this.inFlightHead);
+      this.inFlightHead = 0;
+    }
+    if (done.kind === 'data') {
+      this.inFlightBytes -= done.data.length;
+      if (done.isSynthetic !== true) this.parsedBytes += done.data.length;
+    }
+    for (const resolve of done.waiters) resolve();
+    this.pump();
+  }
+
+  /** Sends backlog to the parser up to the in-flight cap; a resize waits until it is idle. */
+  private pump(): void {
+    // The parser may complete inline, calling back into here from inside `send`; the guard
+    // turns that re-entry into another turn of this loop instead of a recursion per chunk.
+    if (this.isPumping) return;
+    this.isPumping = true;
+    try {
+      this.pumpLoop();
+    } finally {
+      this.isPumping = false;
+    }
+  }
+
+  private pumpLoop(): void {
+    while (!this.isDisposed && this.backlogHead < this.backlog.length) {
+      const item = this.backlog[this.backlogHead];
+      if (item === undefined) break;
+      const inFlightCount = this.inFlight.length - this.inFlightHead;
+      if (item.kind === 'resize') {
+        if (inFlightCount > 0) break;
+        this.takeFromBacklog();
+        this.sendItem(item);
+        continue;
+      }
+      if (this.inFlightBytes >= this.inFlightMaxBytes) break;
+      if (this.salvage !== undefined) this.replaySalvage(this.salvage, item.atMs);
+      const piece = takePiece(item.data);
+      const isWhole = piece.length === item.data.length;
+      if (isWhole) this.takeFromBacklog();
+      else item.data = typeof item.data === 'string' ? item.data.slice(piece.length) : item.data.subarray(piece.length);
+      this.backlogBytes -= piece.length;
+      this.sendItem({ kind: 'data', data: piece, atMs: item.atMs, waiters: isWhole ? item.waiters : [] });
+    }
+    this.compactBacklog();
+  }
+
+  private sendItem(item: QueueItem): void {
+    const isIdle = this.inFlight.length === this.inFlightHead;
+    this.inFlight.push(item);
+    if (item.kind === 'data') this.inFlightBytes += item.data.length;
+    this.send(item, isIdle);
+  }
+
+  private takeFromBacklog(): void {
+    this.backlog[this.backlogHead] = undefined;
+    this.backlogHead += 1;
+  }
+
+  private compactBacklog(): void {
+    if (this.backlogHead === this.backlog.length) {
+      this.backlog = [];
+      this.backlogHead = 0;
+    } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+      this.backlog = this.backlog.slice(this.backlogHead);
+      this.backlogHead = 0;
+    }
+  }
+
+  /**
+   * Skips the oldest backlog until only the newest `backlogLowBytes` remain. Resizes are kept
+   * (they are tiny and the size must stay right); the waiters of skipped writes move to the
+   * next retained write, so "write resolved" still means "the screen is as current as it gets".
+   */
+  private cutBacklog(): void {
+    const kept: QueueItem[] = [];
+    let carried: (() => void)[] = [];
+    const salvage: Salvage = this.salvage ?? { altScreen: undefined, oscs: [], bellAtMs: undefined };
+    let excess = this.backlogBytes - this.backlogLowBytes;
+    for (let i = this.backlogHead; i < this.backlog.length; i++) {
+      const item = this.backlog[i];
+      if (item === undefined) continue;
+      if (item.kind === 'resize' || excess <= 0) {
+        if (item.kind === 'data' && carried.length > 0) {
+          item.waiters.unshift(...carried);
+          carried = [];
+        }
+        kept.push(item);
+        continue;
+      }
+      const dropCount = Math.min(excess, item.data.length);
+      const isWhole = dropCount === item.data.length;
+      salvageFrom(isWhole ? item.data : item.data.slice(0, dropCount), item.atMs, salvage);
+      this.skippedBytes += dropCount;
+      this.backlogBytes -= dropCount;
+      excess -= dropCount;
+      if (isWhole) {
+        carried.push(...item.waiters);
+      } else {
+        // A copy, so the skipped head of a huge chunk is not kept alive by a view into it.
+        item.data = typeof item.data === 'string' ? item.data.slice(dropCount) : copyBytes(item.data, dropCount);
+        item.waiters.unshift(...carried);
+        carried = [];
+        kept.push(item);
+      }
+    }
+    // Only when everything was skipped (backlogLowBytes = 0) is anything left carried.
+    for (const resolve of carried) resolve();
+    this.backlog = kept;
+    this.backlogHead = 0;
+    this.salvage = salvage;
+  }
+
+  /**
+   * Before the first retained bytes: CAN resets the parser (so they are not read as the tail of
+   * a half-seen sequence; as a byte array, so a half-seen UTF-8 character is dropped too), then
+   * the salvaged OSCs and BEL, each with its own arrival time, then the last screen switch.
+   */
+  private replaySalvage(salvage: Salvage, atMs: number): void {
+    this.salvage = undefined;
+    const synthetic = (data: Chunk, at: number): void =>
+      this.sendItem({ kind: 'data', data, atMs: at, waiters: [], isSynthetic: true });
+    synthetic(Buffer.from([CAN]), atMs);
+    for (const osc of salvage.oscs) synthetic(osc.sequence, osc.atMs);
+    if (salvage.bellAtMs !== undefined) synthetic('\x07', salvage.bellAtMs);
+    if (salvage.altScreen !== undefined) synthetic(salvage.altScreen ? '\x1b[?1049h' : '\x1b[?1049l', atMs);
+  }
+}
+
+/** The mirror on the main thread. */
+class LocalScreen extends FlowControlledScreen {
+  private readonly mirror: MirrorTerminal;
+  private lastView: ScreenView | undefined;
+
+  constructor(options: ScreenOptions) {
+    super(options, IN_FLIGHT_MAX_BYTES);
+    this.mirror = new MirrorTerminal(
+      options.cols,
+      options.rows,
+      options.scrollback ?? DEFAULT_SCROLLBACK_LINES,
+      // xterm calls back once per write, in order, so handlers run while it parses the head.
+      () => this.headArrivalMs(),
+    );
+  }
+
+  view(): ScreenView {
+    if (this.isDisposed && this.lastView !== undefined) return this.lastView;
+    this.lastView = this.mirror.view();
+    return this.lastView;
+  }
+
+  evidence(): ScreenEvidence {
+    return this.mirror.evidence();
+  }
+
+  protected send(item: QueueItem, isIdle: boolean): void {
+    if (item.kind === 'resize') {
+      this.mirror.resize(item.cols, item.rows);
+      this.completeHead();
+      return;
+    }
+    this.mirror.write(item.data, this.isExact && isIdle, () => this.completeHead());
+  }
+
+  protected disposeParser(): void {
+    // The last view outlives the terminal: a final tick may still read it after the agent exits.
+    this.view();
+    this.mirror.dispose();
+  }
+}
+
+// ---- the mirror in a worker thread -------------------------------------------------------------
+
+/** `workerData` of screen-worker.ts. */
+export interface ScreenWorkerInit {
+  readonly cols: number;
+  readonly rows: number;
+  readonly scrollback: number;
+}
+
+export type ScreenWorkerRequest =
+  | { readonly type: 'data'; readonly data: Chunk; readonly atMs: number }
+  | { readonly type: 'resize'; readonly cols: number; readonly rows: number };
+
+/** `count` requests are done, in order; view and evidence come along when they changed. */
+export interface ScreenWorkerReply {
+  readonly type: 'parsed';
+  readonly count: number;
+  readonly view: ScreenView | undefined;
+  readonly evidence: ScreenEvidence | undefined;
+}
+
+function screenWorkerPath(): string {
+  // From the build the worker sits beside this file. Under vitest this module runs from
+  // src/adapters/screen.ts, where only the .ts exists and Node 20 cannot run it in a worker,
+  // so the build's copy is used.
+  const url = import.meta.url.endsWith('.ts')
+    ? new URL('../../dist/src/adapters/screen-worker.js', import.meta.url)
+    : new URL('./screen-worker.js', import.meta.url);
+  return fileURLToPath(url);
+}
+
+export class ScreenWorkerMissingError extends Error {
+  constructor(readonly path: string) {
+    super(`screen worker script not found at ${path} (build with tsc first)`);
+    this.name = 'ScreenWorkerMissingError';
+  }
+}
+
+/** The mirror with the parser in a worker thread; the flow control stays on this side. */
+class WorkerScreen extends FlowControlledScreen {
+  private readonly worker: Worker;
+  private latestView: ScreenView;
+  private latestEvidence: ScreenEvidence = {
+    title: undefined,
+    progress: undefined,
+    lastMark: undefined,
+    lastNotificationAtMs: undefined,
+    lastBellAtMs: undefined,
+  };
+
+  constructor(options: ScreenOptions) {
+    super(options, WORKER_IN_FLIGHT_MAX_BYTES);
+    const path = screenWorkerPath();
+    if (!existsSync(path)) throw new ScreenWorkerMissingError(path);
+    const init: ScreenWorkerInit = {
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback ?? DEFAULT_SCROLLBACK_LINES,
+    };
+    this.latestView = Object.freeze({
+      rows: Object.freeze(Array.from({ length: options.rows }, () => '')),
+      cols: options.cols,
+      cursorRow: 0,
+      cursorCol: 0,
+      isAlternateScreen: false,
+      revision: 0,
+    });
+    this.worker = new Worker(path, { workerData: init });
+    // The mirror must never keep the process alive once the agent has exited.
+    this.worker.unref();
+    this.worker.on('message', (reply: ScreenWorkerReply) => this.onReply(reply));
+    // A dead worker cannot parse any more: resolve every waiter rather than hang the session.
+    this.worker.on('error', () => this.dispose());
+    this.worker.on('exit', () => this.dispose());
+  }
+
+  view(): ScreenView {
+    return this.latestView;
+  }
+
+  evidence(): ScreenEvidence {
+    return this.latestEvidence;
+  }
+
+  protected send(item: QueueItem): void {
+    if (item.kind === 'resize') {
+      this.post({ type: 'resize', cols: item.cols, rows: item.rows });
+      return;
+    }
+    if (typeof item.data === 'string') {
+      this.post({ type: 'data', data: item.data, atMs: item.atMs });
+      return;
+    }
+    // Structured clone would copy a view's whole underlying buffer (a pooled Buffer, a slice of
+    // a recording); copy just the bytes and transfer the copy.
+    const copy = copyBytes(item.data, 0);
+    this.post({ type: 'data', data: copy, atMs: item.atMs }, [copy.buffer]);
+  }
+
+  protected disposeParser(): void {
+    // terminate() resolves when the thread is gone; nothing waits for that.
+    void this.worker.terminate();
+  }
+
+  private post(request: ScreenWorkerRequest, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(request, transfer);
+  }
+
+  private onReply(reply: ScreenWorkerReply): void {
+    if (reply.view !== undefined) this.latestView = reply.view;
+    if (reply.evidence !== undefined) this.latestEvidence = reply.evidence;
+    for (let i = 0; i < reply.count; i++) this.completeHead();
+  }
+}
+
+function sameView(a: ScreenView, b: Omit<ScreenView, 'revision'>): boolean {
+  if (
+    a.cols !== b.cols ||
+    a.cursorRow !== b.cursorRow ||
+    a.cursorCol !== b.cursorCol ||
+    a.isAlternateScreen !== b.isAlternateScreen ||
+    a.rows.length !== b.rows.length
+  ) {
+    return false;
+  }
+  return a.rows.every((row, i) => row === b.rows[i]);
+}
+
+/**
+ * Collects what skipped bytes said out of band: complete OSC sequences (the newest few), the
+ * last BEL outside an OSC, and the last alternate-screen switch, each with the skipped write's
+ * arrival time. Sequences cut by a chunk boundary are missed; this is best effort.
+ */
+function salvageFrom(data: Chunk, atMs: number, salvage: Salvage): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const alt = lastAltScreenSwitch(bytes);
+  if (alt !== undefined) salvage.altScreen = alt;
+  let scanFrom = 0;
+  for (;;) {
+    const oscStart = bytes.indexOf('\x1b]', scanFrom, 'latin1');
+    const bell = bytes.indexOf(BEL, scanFrom);
+    if (bell !== -1 && (oscStart === -1 || bell < oscStart)) salvage.bellAtMs = atMs;
+    if (oscStart === -1) return;
+    const end = oscEnd(bytes, oscStart + 2);
+    if (end === undefined) return;
+    if (end.isComplete && end.payloadEnd - oscStart <= SALVAGE_OSC_MAX_BYTES) {
+      salvage.oscs.push({ sequence: `\x1b]${bytes.toString('utf8', oscStart + 2, end.payloadEnd)}\x07`, atMs });
+      if (salvage.oscs.length > SALVAGE_OSC_MAX_COUNT) salvage.oscs.shift();
+    }
+    scanFrom = end.next;
+  }
+}
+
+/** A fresh copy from `start` on: Buffer#slice would return a view, not a copy. */
+function copyBytes(bytes: Uint8Array, start: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes.subarray(start));
+}
+
+/** Splits off at most PIECE_MAX_BYTES, never between the halves of a UTF-16 surrogate pair. */
+function takePiece(data: Chunk): Chunk {
+  if (data.length <= PIECE_MAX_BYTES) return data;
+  if (typeof data !== 'string') return data.subarray(0, PIECE_MAX_BYTES);
+  const lastUnit = data.charCodeAt(PIECE_MAX_BYTES - 1);
+  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? PIECE_MAX_BYTES - 1 : PIECE_MAX_BYTES;
+  return data.slice(0, end);
+}
+
+/**
+ * OSC 9;4 after the `4`: `st;pr`. The state is clamped to 0–4; a missing or unparsable state
+ * means the sequence says nothing we can use (undefined: keep the previous evidence). The
+ * value is 0–100, undefined when missing, negative (Grok sends `4;1;-1`) or garbage.
+ */
+export function parseProgress(rest: string, atMs: number): ProgressEvidence | undefined {
+  const [stateText, valueText] = rest.split(';');
+  const state = parseLenientInt(stateText);
+  if (state === undefined) {
+    // ConEmu and Windows Terminal treat a bare `9;4` as "remove".
+    return stateText === undefined || stateText === '' ? Object.freeze({ state: 0, value: undefined, atMs }) : undefined;
+  }
+  const value = parseLenientInt(valueText);
+  return Object.freeze({
+    state: Math.min(Math.max(state, 0), 4),
+    value: value === undefined || value < 0 ? undefined : Math.min(value, 100),
+    atMs,
+  });
+}
+
+function parseLenientInt(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^\s*(-?\d{1,9})/.exec(text);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * The first `maxChars` of `text` as a string that does not keep `text` alive: V8 represents a
+ * slice of a long string as a view into it, which would pin a megabyte title in memory.
+ */
+function boundedCopy(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const lastUnit = text.charCodeAt(maxChars - 1);
+  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? maxChars - 1 : maxChars;
+  return Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le');
+}
+
+/** The last `CSI ? 1049|1047|47 h|l` in `bytes`: true = alternate screen, false = normal. */
+function lastAltScreenSwitch(bytes: Buffer): boolean | undefined {
+  let best = -1;
+  let isAlt: boolean | undefined;
+  for (const mode of ['1049', '1047', '47']) {
+    for (const [suffix, alt] of [['h', true], ['l', false]] as const) {
+      const at = bytes.lastIndexOf(`\x1b[?${mode}${suffix}`, undefined, 'latin1');
+      if (at > best) {
+        best = at;
+        isAlt = alt;
+      }
+    }
+  }
+  return isAlt;
+}
+
+/**
+ * Finds what ends an OSC payload starting at `from`, looking at most SALVAGE_OSC_MAX_BYTES
+ * ahead (so many OSCs in a large skipped chunk cost linear time): BEL or ST (ESC \) complete
+ * it; CAN, SUB or any other ESC abort it, as in xterm's parser. Undefined when the bytes end
+ * first; an overlong payload is reported incomplete.
+ */
+function oscEnd(bytes: Buffer, from: number): { payloadEnd: number; next: number; isComplete: boolean } | undefined {
+  const window = bytes.subarray(from, from + SALVAGE_OSC_MAX_BYTES);
+  let end = window.length;
+  for (const terminator of [BEL, ESC, CAN, SUB]) {
+    const at = window.indexOf(terminator);
+    if (at !== -1 && at < end) end = at;
+  }
+  if (end === window.length) {
+    return from + end >= bytes.length ? undefined : { payloadEnd: from + end, next: from + end, isComplete: false };
+  }
+  const byte = window[end];
+  const at = from + end;
+  if (byte === BEL) return { payloadEnd: at, next: at + 1, isComplete: true };
+  if (byte === ESC && bytes[at + 1] === 0x5c) return { payloadEnd: at, next: at + 2, isComplete: true };
+  // An aborting ESC starts the next sequence, so scanning resumes on it.
+  return { payloadEnd: at, next: byte === ESC ? at : at + 1, isComplete: false };
+}

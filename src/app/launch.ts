@@ -1,0 +1,261 @@
+/**
+ * The transparent launcher: the agent runs in a PTY the size of the user's terminal, every byte
+ * passes through unchanged both ways, and the session loop watches through taps.
+ *
+ * Order is the contract: a chunk of output is written to the user's terminal first, then the
+ * taps see it; a keystroke reaches the agent first, then the taps see it. Taps cannot slow or
+ * break passthrough: a throwing tap is caught, reported once, and keeps being called.
+ *
+ * Every way out restores the terminal: the agent's exit (code or signal), a signal to
+ * agentwrap (forwarded to the agent, whose exit then ends the session), and a crash inside
+ * agentwrap (the process 'exit' hook writes the mode resets and cooks the terminal).
+ */
+import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import {
+  childCwd,
+  childEnvironment,
+  exitCodeOf,
+  spawnPty,
+  type PtyExit,
+  type PtyProcess,
+} from '../adapters/pty.js';
+import { ModeTracker, processTerminal, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
+
+/**
+ * After forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT, how long the agent may take to exit before
+ * it is killed. Long enough for an agent to save its session, short enough that `kill` on
+ * agentwrap still means "stop".
+ */
+export const SIGNAL_GRACE_MS = 5_000;
+
+/** Signals to agentwrap that go on to the agent. */
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
+
+export type LaunchExit = PtyExit;
+
+export interface LaunchOptions {
+  /** The executable to run (resolved, e.g. by resolveExecutable). */
+  readonly file: string;
+  readonly args: readonly string[];
+  /** The user's environment; default process.env. Passed on unchanged. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** AGENTWRAP_* variables added for the agent (and its hooks). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  /** The user's terminal; default the process's stdin/stdout. */
+  readonly terminal?: OuterTerminal;
+  /** Where tap failures and other notes go; default stderr once the terminal is restored. */
+  readonly warn?: (message: string) => void;
+  /** Forward SIGTERM/SIGHUP/SIGINT/SIGQUIT/SIGTSTP to the agent (default true). */
+  readonly forwardSignals?: boolean;
+}
+
+export interface LaunchedSession {
+  /** The agent's pid (it leads its own session and process group on the PTY). */
+  readonly pid: number;
+  /** The PTY's current size. */
+  size(): TerminalSize;
+  /** Output chunks, after they were written to the user's terminal. */
+  onOutput(listener: (chunk: Buffer) => void): () => void;
+  /** Input chunks, after they were written to the agent. */
+  onInput(listener: (chunk: Buffer) => void): () => void;
+  /** New sizes, after the PTY was resized. */
+  onResize(listener: (cols: number, rows: number) => void): () => void;
+  /**
+   * Resolves once the agent exited, all of its output reached the terminal and the taps,
+   * leftover modes were reset and the terminal restored. Never rejects.
+   */
+  readonly exited: Promise<LaunchExit>;
+  /** A signal to the agent. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+type Tap<T extends unknown[]> = Set<(...args: T) => void>;
+
+/**
+ * Starts `file args` in a PTY wrapped around the user's terminal. Attach taps synchronously,
+ * in the same tick: output can only arrive on a later one.
+ */
+export function launchWrapped(options: LaunchOptions): LaunchedSession {
+  const terminal = options.terminal ?? processTerminal();
+  const userEnv = options.env ?? process.env;
+  const pending: string[] = [];
+  const warn = options.warn ?? ((message: string) => pending.push(message));
+  const warnedTaps = new Set<string>();
+
+  let size = terminal.size();
+  const pty: PtyProcess = spawnPty({
+    file: options.file,
+    args: options.args,
+    cols: size.cols,
+    rows: size.rows,
+    env: childEnvironment(userEnv, options.extraEnv),
+    cwd: childCwd(userEnv, process.cwd()),
+  });
+
+  const outputTaps: Tap<[Buffer]> = new Set();
+  const inputTaps: Tap<[Buffer]> = new Set();
+  const resizeTaps: Tap<[number, number]> = new Set();
+  const callTaps = <T extends unknown[]>(taps: Tap<T>, name: string, ...args: T): void => {
+    for (const tap of taps) {
+      try {
+        tap(...args);
+      } catch (error) {
+        if (!warnedTaps.has(name)) {
+          warnedTaps.add(name);
+          warn(`a ${name} tap failed (passthrough continues): ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+  };
+
+  const modes = new ModeTracker();
+  const disposers: Array<() => void> = [];
+
+  disposers.push(
+    pty.onData((chunk) => {
+      terminal.write(chunk);
+      modes.feed(chunk);
+      callTaps(outputTaps, 'output', chunk);
+    }),
+  );
+  disposers.push(
+    terminal.onInput((chunk) => {
+      pty.write(chunk);
+      callTaps(inputTaps, 'input', chunk);
+    }),
+  );
+  const applySize = (next: TerminalSize): void => {
+    if (next.cols === size.cols && next.rows === size.rows) return;
+    size = next;
+    pty.resize(next.cols, next.rows);
+    callTaps(resizeTaps, 'resize', next.cols, next.rows);
+  };
+  disposers.push(terminal.onResize(applySize));
+
+  // Ctrl-Z: in raw mode it is just byte 0x1a for the agent. When the agent then stops (its tty
+  // sent it SIGTSTP, or it stopped itself as vim does), the pair stops: agentwrap hands the
+  // terminal back and stops too; on `fg` it takes the terminal again, continues the agent's
+  // group and asks it to redraw.
+  let isResuming = false;
+  disposers.push(
+    pty.onStopped(() => {
+      isResuming = true;
+      terminal.suspendSelf();
+      pty.signalGroup('SIGCONT');
+      applySize(terminal.size());
+      pty.requestRedraw();
+    }),
+  );
+
+  let graceTimer: NodeJS.Timeout | undefined;
+  if (options.forwardSignals ?? true) {
+    const forward = (signal: NodeJS.Signals): void => {
+      pty.kill(signal);
+      graceTimer ??= setTimeout(() => pty.kill('SIGKILL'), SIGNAL_GRACE_MS);
+    };
+    for (const signal of FORWARDED_SIGNALS) {
+      process.on(signal, forward);
+      disposers.push(() => process.removeListener(signal, forward));
+    }
+    // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
+    // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
+    const onTstp = (): void => pty.signalGroup('SIGTSTP');
+    process.on('SIGTSTP', onTstp);
+    disposers.push(() => process.removeListener('SIGTSTP', onTstp));
+    // Continued after someone else stopped agentwrap (kill -STOP, then fg): the shell took the
+    // terminal back in between, so raw mode has to be set again.
+    const onCont = (): void => {
+      if (isResuming) {
+        isResuming = false;
+        return;
+      }
+      terminal.restore();
+      terminal.enterRaw();
+    };
+    process.on('SIGCONT', onCont);
+    disposers.push(() => process.removeListener('SIGCONT', onCont));
+  }
+
+  // A crash inside agentwrap ends the process without reaching `finish`: still reset the
+  // modes the agent left on and let the agent go (the terminal restore is terminal.ts's hook).
+  let isFinished = false;
+  const onProcessExit = (): void => {
+    if (isFinished) return;
+    terminal.write(modes.resetSequence());
+    terminal.restore();
+    pty.kill('SIGHUP');
+  };
+  process.on('exit', onProcessExit);
+
+  terminal.enterRaw();
+
+  const exited = pty.exited.then((exit) => {
+    isFinished = true;
+    if (graceTimer !== undefined) clearTimeout(graceTimer);
+    process.removeListener('exit', onProcessExit);
+    for (const dispose of disposers.splice(0)) dispose();
+    terminal.write(modes.resetSequence());
+    terminal.restore();
+    terminal.dispose();
+    pty.dispose();
+    for (const message of pending.splice(0)) process.stderr.write(`agentwrap: ${message}\n`);
+    return exit;
+  });
+
+  return {
+    pid: pty.pid,
+    size: () => size,
+    onOutput(listener) {
+      outputTaps.add(listener);
+      return () => outputTaps.delete(listener);
+    },
+    onInput(listener) {
+      inputTaps.add(listener);
+      return () => inputTaps.delete(listener);
+    },
+    onResize(listener) {
+      resizeTaps.add(listener);
+      return () => resizeTaps.delete(listener);
+    },
+    exited,
+    kill(signal = 'SIGHUP') {
+      pty.kill(signal);
+    },
+  };
+}
+
+/**
+ * Runs `file args` directly on agentwrap's own stdio, without a PTY: the policy when stdin or
+ * stdout is not a terminal (a pipe, a file, CI). The agent then behaves exactly as it would
+ * without agentwrap (it sees the pipe), and its exit code is passed on.
+ */
+export function runUnwrapped(options: Pick<LaunchOptions, 'file' | 'args' | 'env' | 'extraEnv'>): Promise<LaunchExit> {
+  const userEnv = options.env ?? process.env;
+  const child = spawn(options.file, [...options.args], {
+    stdio: 'inherit',
+    env: childEnvironment(userEnv, options.extraEnv),
+    cwd: childCwd(userEnv, process.cwd()),
+  });
+  // Keyboard signals reach the agent directly (same process group); agentwrap must outlive
+  // them to report the agent's exit. Signals sent to agentwrap alone are passed on.
+  const forward = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGTERM' || signal === 'SIGHUP') child.kill(signal);
+  };
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+  return new Promise((resolve) => {
+    const finish = (exit: LaunchExit): void => {
+      for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward);
+      resolve(exit);
+    };
+    child.once('error', () => finish({ code: 127, signal: undefined }));
+    child.once('exit', (code, signalName) => {
+      const signal = signalName === null ? undefined : signalNumber(signalName);
+      finish({ code: exitCodeOf(code ?? 0, signal), signal });
+    });
+  });
+}
+
+function signalNumber(name: NodeJS.Signals): number | undefined {
+  return (osConstants.signals as Partial<Record<string, number>>)[name];
+}

@@ -1,0 +1,268 @@
+/**
+ * The session recorder: PTY output (and, opted in, input), resizes and markers → an asciicast v2
+ * file, written as it happens so a crash — even `kill -9` of agentwrap — keeps everything up to
+ * the crash. Recording must never slow passthrough: calls only queue text; the queue is written
+ * by asynchronous positional writes, batched per event-loop turn. If the disk fails, recording
+ * stops with one warning naming the file and the session keeps running (the soft-fail law).
+ */
+import { close, closeSync, constants, fchmod, fstat, open, write, writeSync } from 'node:fs';
+import type { Clock } from '../adapters/clock.js';
+import { createCastEncoder } from '../core/recording.js';
+
+/**
+ * The most text that may wait for the disk. Past this the disk is not keeping up with the agent,
+ * and holding more would trade the user's memory for a recording; recording stops instead.
+ */
+export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
+/** Recordings hold screen text (and maybe typed input): owner-only, like the session records. */
+export const RECORDING_FILE_MODE = 0o600;
+
+export interface RecorderOptions {
+  readonly cols: number;
+  readonly rows: number;
+  /** The recorded command line as one string (see formatCommand in core/recording). */
+  readonly command: string;
+  /** A small environment subset for the header (see pickRecordedEnv in core/recording). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly title?: string;
+  /** Input can hold secrets (passwords, tokens), so it is recorded only when asked for. */
+  readonly recordInput: boolean;
+  readonly clock: Clock;
+  /** The monotonic time that is second 0 of the recording; defaults to clock.nowMs() at creation. */
+  readonly startMs?: number;
+  /** Called at most once, when recording stops because of a disk error. */
+  readonly onWarning: (message: string) => void;
+}
+
+export interface Recorder {
+  readonly path: string;
+  output(chunk: Uint8Array): void;
+  /** Dropped unless the recorder was created with recordInput. */
+  input(chunk: Uint8Array): void;
+  resize(cols: number, rows: number): void;
+  marker(label: string): void;
+  /** Writes what is queued (and any held-back partial character) and closes the file. Idempotent. */
+  close(): Promise<void>;
+  /**
+   * For exit paths that cannot wait (an `exit` handler): writes everything queued synchronously.
+   * Leaves the descriptor open if an asynchronous write is still in flight (the process is
+   * ending, and closing it under that write could hand its number to another file).
+   */
+  closeSync(): void;
+}
+
+/** The recording file could not be created. */
+export class RecorderError extends Error {
+  override readonly name = 'RecorderError';
+}
+
+/** Opens `path` (0600, truncating; a symlink is refused) and writes the header. */
+export async function createRecorder(path: string, options: RecorderOptions): Promise<Recorder> {
+  const startMs = options.startMs ?? options.clock.nowMs();
+  let opened: OpenedRecording;
+  try {
+    opened = await openForRecording(path);
+  } catch (error) {
+    throw new RecorderError(`cannot record to ${path}: ${messageOf(error)}`, { cause: error });
+  }
+
+  const { fd, isRegularFile } = opened;
+  const encoder = createCastEncoder();
+  const seconds = (): number => (options.clock.nowMs() - startMs) / 1000;
+  const headerLine = encoder.header({
+    cols: options.cols,
+    rows: options.rows,
+    timestamp: options.clock.wallMs() / 1000,
+    command: options.command,
+    ...(options.title !== undefined ? { title: options.title } : {}),
+    env: options.env,
+  });
+  // The header goes out on the first write, like any event: creating a recorder never blocks.
+  let queued: string[] = [headerLine];
+  let queuedBytes = headerLine.length;
+  let position = 0;
+  let inFlight: { bytes: Buffer; position: number } | undefined;
+  let isFlushScheduled = false;
+  let isFailed = false;
+  let isClosing = false;
+  let isClosed = false;
+  let whenDrained: (() => void) | undefined;
+
+  const fail = (reason: string): void => {
+    if (isFailed) return;
+    isFailed = true;
+    queued = [];
+    queuedBytes = 0;
+    options.onWarning(`agentwrap: recording to ${path} stopped: ${reason}; the session continues`);
+    if (inFlight === undefined) releaseDescriptor();
+    whenDrained?.();
+  };
+
+  const releaseDescriptor = (): void => {
+    if (isClosed) return;
+    isClosed = true;
+    close(fd, (error) => {
+      // After a failure the warning has been given; a second message about close adds nothing.
+      if (error !== null && !isFailed) options.onWarning(`agentwrap: closing recording ${path} failed: ${error.message}`);
+    });
+  };
+
+  const writeNext = (): void => {
+    isFlushScheduled = false;
+    if (isFailed || isClosed || inFlight !== undefined) return;
+    if (queued.length === 0) {
+      if (isClosing) {
+        releaseDescriptor();
+        whenDrained?.();
+      }
+      return;
+    }
+    const bytes = Buffer.from(queued.join(''), 'utf8');
+    queued = [];
+    queuedBytes = 0;
+    inFlight = { bytes, position };
+    position += bytes.length;
+    writeFully(fd, bytes, isRegularFile ? inFlight.position : null, (error) => {
+      inFlight = undefined;
+      if (error !== undefined) {
+        fail(error.message);
+        return;
+      }
+      if (isFailed) {
+        releaseDescriptor();
+        return;
+      }
+      writeNext();
+    });
+  };
+
+  const enqueue = (line: string): void => {
+    if (line === '' || isFailed || isClosing) return;
+    queued.push(line);
+    queuedBytes += line.length;
+    if (queuedBytes > MAX_QUEUED_BYTES) {
+      fail(`the disk is not keeping up (${Math.round(queuedBytes / 1024 / 1024)} MiB queued)`);
+      return;
+    }
+    if (!isFlushScheduled && inFlight === undefined) {
+      isFlushScheduled = true;
+      // One turn of the event loop batches a burst of PTY chunks into one write.
+      setImmediate(writeNext);
+    }
+  };
+
+  isFlushScheduled = true;
+  setImmediate(writeNext);
+
+  return {
+    path,
+    output: (chunk) => enqueue(encoder.output(seconds(), chunk)),
+    input: (chunk) => {
+      if (options.recordInput) enqueue(encoder.input(seconds(), chunk));
+    },
+    resize: (cols, rows) => enqueue(encoder.resize(seconds(), cols, rows)),
+    marker: (label) => enqueue(encoder.marker(seconds(), label)),
+    close: () => {
+      if (isFailed || isClosed) return Promise.resolve();
+      if (!isClosing) {
+        enqueue(encoder.finish(seconds()));
+        isClosing = true;
+      }
+      return new Promise<void>((resolve) => {
+        const previous = whenDrained;
+        whenDrained = () => {
+          previous?.();
+          resolve();
+        };
+        if (!isFlushScheduled && inFlight === undefined) writeNext();
+      });
+    },
+    closeSync: () => {
+      if (isFailed || isClosed) return;
+      if (!isClosing) {
+        enqueue(encoder.finish(seconds()));
+        isClosing = true;
+      }
+      try {
+        // Rewriting the in-flight bytes at their own position is harmless and covers a write
+        // the exiting process may never see complete. Without positions (a FIFO) it would
+        // duplicate them, so there the in-flight write is trusted to land.
+        if (inFlight !== undefined && isRegularFile) writeAllSync(fd, inFlight.bytes, inFlight.position);
+        const rest = Buffer.from(queued.join(''), 'utf8');
+        queued = [];
+        queuedBytes = 0;
+        writeAllSync(fd, rest, isRegularFile ? position : null);
+        position += rest.length;
+        if (inFlight === undefined) {
+          isClosed = true;
+          closeSync(fd);
+        }
+      } catch (error) {
+        fail(messageOf(error));
+      }
+    },
+  };
+}
+
+interface OpenedRecording {
+  readonly fd: number;
+  /** A regular file: positional writes, mode enforced. Otherwise (a FIFO, /dev/stderr) write in order. */
+  readonly isRegularFile: boolean;
+}
+
+function openForRecording(path: string): Promise<OpenedRecording> {
+  // O_NOFOLLOW: a planted symlink must not redirect screen text into another file.
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+  return new Promise((resolve, reject) => {
+    open(path, flags, RECORDING_FILE_MODE, (openError, fd) => {
+      if (openError !== null) {
+        reject(openError);
+        return;
+      }
+      const giveUp = (error: Error): void => close(fd, () => reject(error));
+      fstat(fd, (statError, stats) => {
+        if (statError !== null) {
+          giveUp(statError);
+          return;
+        }
+        // Never chmod a device or FIFO someone pointed us at; only our own file gets 0600.
+        if (!stats.isFile()) {
+          resolve({ fd, isRegularFile: false });
+          return;
+        }
+        // An existing file keeps its old mode through O_TRUNC; tighten it.
+        fchmod(fd, RECORDING_FILE_MODE, (chmodError) => {
+          if (chmodError === null) resolve({ fd, isRegularFile: true });
+          else giveUp(chmodError);
+        });
+      });
+    });
+  });
+}
+
+/** Writes all of `bytes`, resuming after a short write; `at` null writes at the current offset. */
+function writeFully(fd: number, bytes: Buffer, at: number | null, done: (error: Error | undefined) => void): void {
+  write(fd, bytes, 0, bytes.length, at, (error, written) => {
+    if (error !== null) {
+      done(error);
+      return;
+    }
+    if (written < bytes.length) {
+      writeFully(fd, bytes.subarray(written), at === null ? null : at + written, done);
+      return;
+    }
+    done(undefined);
+  });
+}
+
+function writeAllSync(fd: number, bytes: Buffer, at: number | null): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    offset += writeSync(fd, bytes, offset, bytes.length - offset, at === null ? null : at + offset);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,178 @@
+/**
+ * The detector session: one agent's evidence sources wired to the pure tick. The live launcher
+ * and replay drive the very same object; only the clock and who calls `evaluate` differ
+ * (architecture.md §2: replay is the live path with the sources swapped).
+ *
+ * The session never touches passthrough: it is fed copies of bytes after they reached the
+ * user's terminal, and every failure inside it is reported through `onWarning`.
+ */
+import { evaluatePack, packInputFromSnapshot } from '../core/evaluate.js';
+import { QUIET_RECHECK_MS, TICK_MS } from '../core/policy.js';
+import {
+  initialDetectorState,
+  markDetectorSeen,
+  needsPackEvaluation,
+  nextWakeMs,
+  shouldEvaluate,
+  tick,
+  type DetectorState,
+} from '../core/tick.js';
+import { TickLog, type TickLogEntry } from '../core/tick-log.js';
+import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence } from '../core/types.js';
+import type { Clock } from '../adapters/clock.js';
+import type { Screen } from '../adapters/screen.js';
+import type { LoadedPack } from './pack-registry.js';
+
+/** Where the session gets its pack each tick: a fixed pack (replay) or the hot-reloading registry. */
+export type PackSource = (nowMs: number) => LoadedPack | undefined;
+
+/** Where the session gets its /proc sample each tick; replay has none (absent, never quiet). */
+export type ProcessSource = (nowMs: number) => ProcessEvidence;
+
+export const NO_PROCESS_SAMPLE: ProcessSource = () => ({ sampled: false, reason: 'no live process (replay)' });
+
+export interface SessionOptions {
+  readonly clock: Clock;
+  readonly screen: Screen;
+  readonly packs: PackSource;
+  readonly processes: ProcessSource;
+  /** Called after every tick that changed the published state or its evidence. */
+  readonly onChange?: (state: DetectorState, entry: TickLogEntry) => void;
+  readonly onWarning?: (message: string) => void;
+}
+
+export class DetectorSession {
+  readonly log = new TickLog();
+  private detector: DetectorState;
+  private readonly startedAtMs: number;
+  private lastOutputAtMs: number | undefined;
+  private lastInputAtMs: number | undefined;
+  private exit: ExitEvidence | undefined;
+  private lastTickAtMs: number | undefined;
+  private pack: LoadedPack | undefined;
+  private isWarnedTickFailure = false;
+  /** The exit has been seen by a tick (so it is not due again). */
+  private isExitEvaluated = false;
+
+  constructor(private readonly options: SessionOptions) {
+    this.startedAtMs = options.clock.nowMs();
+    this.detector = initialDetectorState(this.startedAtMs);
+  }
+
+  get state(): DetectorState {
+    return this.detector;
+  }
+
+  get currentPack(): LoadedPack | undefined {
+    return this.pack;
+  }
+
+  /** Output bytes were handed to the screen (the screen stamps OSC evidence itself). */
+  noteOutput(): void {
+    this.lastOutputAtMs = this.options.clock.nowMs();
+  }
+
+  /** A keystroke reached the agent: the operator is looking, so a `done` becomes seen. */
+  noteInput(): void {
+    const nowMs = this.options.clock.nowMs();
+    this.lastInputAtMs = nowMs;
+    this.markSeen(nowMs);
+  }
+
+  /** `agentwrap ack`: same as a keystroke, without one. Returns whether anything changed. */
+  ack(): boolean {
+    return this.markSeen(this.options.clock.nowMs());
+  }
+
+  noteExit(code: number, signal: number | undefined): void {
+    this.exit = { code, signal, atMs: this.options.clock.nowMs() };
+  }
+
+  /** The evidence as of now, without evaluating anything (for capture and explain). */
+  snapshot(): EvidenceSnapshot {
+    const nowMs = this.options.clock.nowMs();
+    const osc = this.options.screen.evidence();
+    return {
+      nowMs,
+      startedAtMs: this.startedAtMs,
+      screen: this.options.screen.view(),
+      title: osc.title,
+      progress: osc.progress,
+      lastMark: osc.lastMark,
+      lastNotificationAtMs: osc.lastNotificationAtMs,
+      lastBellAtMs: osc.lastBellAtMs,
+      lastOutputAtMs: this.lastOutputAtMs,
+      lastInputAtMs: this.lastInputAtMs,
+      process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
+      exit: this.exit,
+    };
+  }
+
+  /**
+   * When the next tick is due: the 1 Hz floor, a recheck QUIET_RECHECK_MS after output went
+   * quiet (so a dialog drawn mid-second is published well under a second later), and whatever
+   * time-based rule (an idle hold, a title spinner going stale, the watchdog) comes due first.
+   */
+  nextDueMs(): number {
+    const nowMs = this.options.clock.nowMs();
+    if (this.lastTickAtMs === undefined) return nowMs;
+    const due = [this.lastTickAtMs + TICK_MS];
+    if (this.lastOutputAtMs !== undefined && this.lastOutputAtMs >= this.lastTickAtMs) {
+      due.push(this.lastOutputAtMs + QUIET_RECHECK_MS);
+    }
+    if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
+      due.push(this.lastInputAtMs + QUIET_RECHECK_MS);
+    }
+    if (this.exit !== undefined && !this.isExitEvaluated) due.push(this.exit.atMs);
+    const wake = nextWakeMs(this.detector, this.lastTickAtMs);
+    if (wake !== undefined) due.push(wake);
+    return Math.min(...due);
+  }
+
+  /**
+   * One tick at the clock's now. Skips the pack and arbitration when nothing they read changed
+   * and no time-based rule came due. Never throws: a failure is a warning and the tick is lost.
+   */
+  evaluate(): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
+    const nowMs = this.options.clock.nowMs();
+    this.lastTickAtMs = nowMs;
+    try {
+      const pack = this.options.packs(nowMs);
+      const isPackSwapped = pack !== this.pack;
+      this.pack = pack;
+      const snapshot = this.snapshot();
+      if (this.exit !== undefined) this.isExitEvaluated = true;
+      if (!isPackSwapped && !shouldEvaluate(this.detector, snapshot, nowMs)) return { changed: false, entry: undefined };
+      let verdict: PackVerdict | undefined = this.detector.lastVerdict;
+      if (pack === undefined) verdict = undefined;
+      else if (isPackSwapped || needsPackEvaluation(this.detector, snapshot)) {
+        verdict = evaluatePack(pack.compiled, packInputFromSnapshot(snapshot));
+      }
+      const result = tick(this.detector, snapshot, verdict, nowMs);
+      this.detector = result.state;
+      this.log.push(result.entry);
+      if (result.changed) this.options.onChange?.(result.state, result.entry);
+      return { changed: result.changed, entry: result.entry };
+    } catch (error) {
+      if (!this.isWarnedTickFailure) {
+        this.isWarnedTickFailure = true;
+        this.options.onWarning?.(`status detection failed (the agent is unaffected): ${describeError(error)}`);
+      }
+      return { changed: false, entry: undefined };
+    }
+  }
+
+  private markSeen(nowMs: number): boolean {
+    const { state, changed } = markDetectorSeen(this.detector, nowMs);
+    this.detector = state;
+    const latest = this.log.latest();
+    if (changed && latest !== undefined) {
+      this.options.onChange?.(state, { ...latest, nowMs, state: state.session.state, revision: state.session.revision });
+    }
+    return changed;
+  }
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

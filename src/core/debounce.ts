@@ -1,0 +1,304 @@
+/**
+ * The only anti-flicker code in agentwrap: which arbitration decisions are published now, which
+ * are held and for how long, the flap counter, and the watchdog's `stuck` overlay. Pure; every
+ * function takes `nowMs`. The rules, in one place:
+ *
+ * - process exit publishes at once (it is final);
+ * - a freeze decision holds the published state and leaves pending holds untouched;
+ * - blocked publishes at once; so does strong working, and any working while leaving blocked;
+ * - weak working must persist WEAK_WORKING_CONFIRM_MS before it replaces idle or unknown;
+ * - idle must persist IDLE_HOLD_STRONG_MS (strong) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
+ *   CPU) in one uninterrupted run; weak working and a busy CPU interrupt the run, and
+ *   IDLE_HOLD_CAP_MS after the first idle candidate idle publishes anyway, so oscillating weak
+ *   evidence cannot pin working; strong working or blocked ends the episode;
+ * - unknown publishes only after UNKNOWN_HOLD_MS of nothing; an unknown tick inside an idle run
+ *   is neutral (absence of evidence is not contrary evidence).
+ */
+import type { Decision } from './arbitrate.js';
+import {
+  CPU_QUIET_RATE,
+  FLAP_ALERT_COUNT,
+  FLAP_WINDOW_MS,
+  IDLE_HOLD_CAP_MS,
+  IDLE_HOLD_STRONG_MS,
+  IDLE_HOLD_WEAK_MS,
+  STOPPED_STUCK_MS,
+  UNKNOWN_HOLD_MS,
+  WATCHDOG_QUIET_MS,
+  WEAK_WORKING_CONFIRM_MS,
+} from './policy.js';
+import type { Confidence, EvidenceSnapshot, RawState } from './types.js';
+
+/** What debounce remembers between evaluations. All times are session-clock milliseconds. */
+export interface DebounceState {
+  /** First idle candidate of the current episode of leaving work; bounds the hold (the cap). */
+  readonly idleFirstMs: number | undefined;
+  /** Start of the current uninterrupted idle run; the hold is measured from here. */
+  readonly idleRunMs: number | undefined;
+  /** Since when weak working has been the candidate while idle or unknown is published. */
+  readonly weakWorkingSinceMs: number | undefined;
+  /** Since when arbitration has found nothing while something else is published. */
+  readonly unknownSinceMs: number | undefined;
+  /** Times of published transitions within FLAP_WINDOW_MS, oldest first. */
+  readonly transitionsMs: readonly number[];
+}
+
+export const INITIAL_DEBOUNCE: DebounceState = {
+  idleFirstMs: undefined,
+  idleRunMs: undefined,
+  weakWorkingSinceMs: undefined,
+  unknownSinceMs: undefined,
+  transitionsMs: [],
+};
+
+/** publish: the published state changed now. steady: the decision already equals it. hold: a different decision is held back. */
+export type DebounceAction = 'publish' | 'steady' | 'hold';
+
+export type DebounceReason =
+  | 'final'
+  | 'freeze'
+  | 'same-as-published'
+  | 'blocked-at-once'
+  | 'working-at-once'
+  | 'weak-working-confirming'
+  | 'weak-working-confirmed'
+  | 'idle-holding'
+  | 'idle-cpu-veto'
+  | 'idle-hold-elapsed'
+  | 'idle-hold-cap'
+  | 'unknown-grace'
+  | 'unknown-grace-elapsed';
+
+export interface DebounceResult {
+  readonly published: RawState;
+  readonly pending: DebounceState;
+  readonly action: DebounceAction;
+  readonly reason: DebounceReason;
+  /** Human detail for explain, e.g. "120 of 300 ms". */
+  readonly detail: string;
+  /** Published transitions within the last FLAP_WINDOW_MS, this one included. */
+  readonly flapsPerMinute: number;
+  readonly isFlapping: boolean;
+}
+
+export function idleHoldMs(confidence: Confidence): number {
+  return confidence === 'strong' ? IDLE_HOLD_STRONG_MS : IDLE_HOLD_WEAK_MS;
+}
+
+function pruneTransitions(transitionsMs: readonly number[], nowMs: number): readonly number[] {
+  return transitionsMs.filter((atMs) => nowMs - atMs < FLAP_WINDOW_MS);
+}
+
+export function debounce(
+  previousPublished: RawState,
+  decision: Decision,
+  pending: DebounceState,
+  nowMs: number,
+): DebounceResult {
+  const recent = pruneTransitions(pending.transitionsMs, nowMs);
+  const result = (
+    published: RawState,
+    next: Omit<DebounceState, 'transitionsMs'>,
+    action: DebounceAction,
+    reason: DebounceReason,
+    detail = '',
+  ): DebounceResult => {
+    const changed = published !== previousPublished;
+    const transitionsMs = changed ? [...recent, nowMs] : recent;
+    return {
+      published,
+      pending: { ...next, transitionsMs },
+      action: changed ? 'publish' : action,
+      reason,
+      detail,
+      flapsPerMinute: transitionsMs.length,
+      isFlapping: transitionsMs.length >= FLAP_ALERT_COUNT,
+    };
+  };
+  const cleared = { idleFirstMs: undefined, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined };
+
+  if (decision.isFinal) return result(decision.raw, cleared, 'publish', 'final');
+  if (decision.winner === 'freeze') return result(previousPublished, pending, 'hold', 'freeze');
+
+  switch (decision.raw) {
+    case 'blocked':
+      return result('blocked', cleared, 'steady', previousPublished === 'blocked' ? 'same-as-published' : 'blocked-at-once');
+
+    case 'working': {
+      if (previousPublished === 'working') {
+        // A weak working tick inside an idle run interrupts the run but keeps the episode, so the
+        // cap still bounds it; strong working is fresh positive evidence and ends the episode.
+        const next =
+          decision.confidence === 'strong'
+            ? cleared
+            : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined };
+        return result('working', next, 'steady', 'same-as-published');
+      }
+      if (decision.confidence === 'strong' || previousPublished === 'blocked') {
+        return result('working', cleared, 'publish', 'working-at-once');
+      }
+      const sinceMs = pending.weakWorkingSinceMs ?? nowMs;
+      const heldMs = nowMs - sinceMs;
+      if (heldMs >= WEAK_WORKING_CONFIRM_MS) {
+        return result('working', cleared, 'publish', 'weak-working-confirmed', `${heldMs} ms`);
+      }
+      return result(
+        previousPublished,
+        { ...pending, idleRunMs: undefined, weakWorkingSinceMs: sinceMs, unknownSinceMs: undefined },
+        'hold',
+        'weak-working-confirming',
+        `${heldMs} of ${WEAK_WORKING_CONFIRM_MS} ms`,
+      );
+    }
+
+    case 'idle': {
+      if (previousPublished === 'idle') return result('idle', cleared, 'steady', 'same-as-published');
+      const firstMs = pending.idleFirstMs ?? nowMs;
+      const episodeMs = nowMs - firstMs;
+      const isCapped = episodeMs >= IDLE_HOLD_CAP_MS;
+      if (decision.confidence !== 'strong' && decision.isCpuBusy === true) {
+        if (isCapped) return result('idle', cleared, 'publish', 'idle-hold-cap', `${episodeMs} ms since first idle`);
+        return result(
+          previousPublished,
+          { idleFirstMs: firstMs, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined },
+          'hold',
+          'idle-cpu-veto',
+          `${episodeMs} of ${IDLE_HOLD_CAP_MS} ms cap`,
+        );
+      }
+      const runMs = pending.idleRunMs ?? nowMs;
+      const heldMs = nowMs - runMs;
+      const holdMs = idleHoldMs(decision.confidence);
+      if (heldMs >= holdMs) {
+        return result('idle', cleared, 'publish', 'idle-hold-elapsed', `${heldMs} of ${holdMs} ms (${decision.confidence})`);
+      }
+      if (isCapped) return result('idle', cleared, 'publish', 'idle-hold-cap', `${episodeMs} ms since first idle`);
+      return result(
+        previousPublished,
+        { idleFirstMs: firstMs, idleRunMs: runMs, weakWorkingSinceMs: undefined, unknownSinceMs: undefined },
+        'hold',
+        'idle-holding',
+        `${heldMs} of ${holdMs} ms (${decision.confidence})`,
+      );
+    }
+
+    case 'unknown': {
+      if (previousPublished === 'unknown') return result('unknown', cleared, 'steady', 'same-as-published');
+      const sinceMs = pending.unknownSinceMs ?? nowMs;
+      const heldMs = nowMs - sinceMs;
+      if (heldMs >= UNKNOWN_HOLD_MS) {
+        return result('unknown', cleared, 'publish', 'unknown-grace-elapsed', `${heldMs} ms of nothing`);
+      }
+      // Neutral for a pending idle run: keep it, so one empty evaluation does not restart the hold.
+      return result(
+        previousPublished,
+        { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: sinceMs },
+        'hold',
+        'unknown-grace',
+        `${heldMs} of ${UNKNOWN_HOLD_MS} ms`,
+      );
+    }
+  }
+}
+
+/**
+ * When the pending state next needs an evaluation to make progress (a hold or grace expiring),
+ * given the last decision's raw state and confidence; undefined when nothing is pending.
+ */
+export function debounceDeadlineMs(pending: DebounceState, lastDecision: Decision | undefined): number | undefined {
+  const deadlines: number[] = [];
+  if (pending.idleFirstMs !== undefined) deadlines.push(pending.idleFirstMs + IDLE_HOLD_CAP_MS);
+  if (pending.idleRunMs !== undefined) {
+    deadlines.push(pending.idleRunMs + idleHoldMs(lastDecision?.confidence ?? 'weak'));
+  }
+  if (pending.weakWorkingSinceMs !== undefined) deadlines.push(pending.weakWorkingSinceMs + WEAK_WORKING_CONFIRM_MS);
+  if (pending.unknownSinceMs !== undefined) deadlines.push(pending.unknownSinceMs + UNKNOWN_HOLD_MS);
+  return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+}
+
+// ───────────────────────────── watchdog ─────────────────────────────
+
+/** What the watchdog remembers: when something last moved, and since when the agent is stopped. */
+export interface WatchdogState {
+  readonly lastScreenRevision: number | undefined;
+  /** Latest time any movement was observed: screen change, output, CPU above quiet, live children. */
+  readonly lastActivityMs: number | undefined;
+  readonly stoppedSinceMs: number | undefined;
+}
+
+export const INITIAL_WATCHDOG: WatchdogState = {
+  lastScreenRevision: undefined,
+  lastActivityMs: undefined,
+  stoppedSinceMs: undefined,
+};
+
+export type WatchdogReason =
+  | 'not-working'
+  | 'unsampled'
+  | 'stopped'
+  | 'stopped-grace'
+  | 'moving'
+  | 'quiet'
+  | 'quiet-grace';
+
+export interface WatchdogResult {
+  readonly state: WatchdogState;
+  readonly stuck: boolean;
+  readonly reason: WatchdogReason;
+  readonly detail: string;
+}
+
+/**
+ * The `stuck` overlay on published `working`: nothing moved (no screen change, no output, CPU
+ * under CPU_QUIET_RATE, no live children) for WATCHDOG_QUIET_MS, or the agent has been stopped
+ * for STOPPED_STUCK_MS. It never applies to blocked or anything but working.
+ *
+ * Without a /proc sample the watchdog cannot tell a silent busy agent (a long compile with its
+ * output suppressed) from a hung one, so it never concludes stuck: absent is not quiet. It still
+ * tracks screen and output movement, so once sampling resumes the quiet window is already known.
+ */
+export function watchdog(
+  previous: WatchdogState,
+  published: RawState,
+  snapshot: EvidenceSnapshot,
+  nowMs: number,
+): WatchdogResult {
+  const proc = snapshot.process;
+  const movedAt: number[] = [previous.lastActivityMs ?? snapshot.startedAtMs];
+  if (previous.lastScreenRevision !== undefined && snapshot.screen.revision !== previous.lastScreenRevision) {
+    movedAt.push(nowMs);
+  }
+  if (snapshot.lastOutputAtMs !== undefined) movedAt.push(snapshot.lastOutputAtMs);
+  if (proc.sampled) {
+    // A first sample has no rate yet: unknown CPU cannot be called quiet, so it counts as movement.
+    if (proc.cpuRate === undefined || proc.cpuRate >= CPU_QUIET_RATE) movedAt.push(nowMs);
+    if (proc.children.some((child) => child.state !== 'Z' && child.state !== 'X')) movedAt.push(nowMs);
+  }
+  const isStopped = proc.sampled && proc.isStopped;
+  const lastActivityMs = Math.max(...movedAt);
+  const state: WatchdogState = {
+    lastScreenRevision: snapshot.screen.revision,
+    lastActivityMs,
+    stoppedSinceMs: isStopped ? (previous.stoppedSinceMs ?? nowMs) : undefined,
+  };
+  const done = (stuck: boolean, reason: WatchdogReason, detail = ''): WatchdogResult => ({ state, stuck, reason, detail });
+
+  if (published !== 'working') return done(false, 'not-working');
+  if (!proc.sampled) return done(false, 'unsampled', proc.reason);
+  if (state.stoppedSinceMs !== undefined) {
+    const stoppedMs = nowMs - state.stoppedSinceMs;
+    if (stoppedMs >= STOPPED_STUCK_MS) return done(true, 'stopped', `stopped for ${stoppedMs} ms`);
+    return done(false, 'stopped-grace', `${stoppedMs} of ${STOPPED_STUCK_MS} ms`);
+  }
+  const quietMs = nowMs - lastActivityMs;
+  if (quietMs <= 0) return done(false, 'moving');
+  if (quietMs >= WATCHDOG_QUIET_MS) return done(true, 'quiet', `nothing moved for ${quietMs} ms`);
+  return done(false, 'quiet-grace', `${quietMs} of ${WATCHDOG_QUIET_MS} ms`);
+}
+
+/** When the watchdog could next flip to stuck, for a session publishing `working`. */
+export function watchdogDeadlineMs(state: WatchdogState, published: RawState, isStuck: boolean): number | undefined {
+  if (published !== 'working' || isStuck) return undefined;
+  if (state.stoppedSinceMs !== undefined) return state.stoppedSinceMs + STOPPED_STUCK_MS;
+  return state.lastActivityMs === undefined ? undefined : state.lastActivityMs + WATCHDOG_QUIET_MS;
+}

@@ -1,0 +1,124 @@
+/**
+ * Every timing and threshold constant of the detector, in one place, each with its unit and the
+ * reason for its value. Arbitration, debounce, the watchdog and the session loop read these; no
+ * other module may invent a duration. When a value changes, change the reason with it.
+ */
+
+/**
+ * The tick floor: the session loop evaluates at least this often. A 1 Hz floor keeps an idle
+ * session nearly free (the 85 % CPU complaint in agent-facts.md came from sub-second full scans)
+ * while the quiet recheck below gives sub-second latency where it matters.
+ */
+export const TICK_MS = 1000;
+
+/**
+ * Evaluate again this long after PTY output goes quiet. Agents draw a dialog in a burst of
+ * frames within ~50–100 ms; 150 ms of silence means the frame has settled, so a permission
+ * prompt is evaluated ~150 ms after it is drawn instead of up to a whole tick later. Shorter
+ * would evaluate half-drawn frames; longer eats into the 500 ms blocked-latency budget.
+ */
+export const QUIET_RECHECK_MS = 150;
+
+/**
+ * How long a strongly matched idle screen (a drawn idle prompt) must persist before it is
+ * published. herdr and jackin publish strong idle at once but only at their 1 Hz tick (0–1000 ms
+ * late, 700 ms cap); our quiet recheck evaluates ~150 ms after the last frame, so 300 ms more
+ * rides out a redraw that briefly shows the prompt between tool calls and still publishes idle
+ * ~450 ms after output stops.
+ */
+export const IDLE_HOLD_STRONG_MS = 300;
+
+/**
+ * How long inferred (weak) idle must persist, with a quiet CPU, before it is published. Weak idle
+ * comes from signals that flicker at every tool call (Claude clears OSC 9;4 at each tool call;
+ * titles settle between steps), so it must outlast a typical tool-call gap. 2 s covers the gaps
+ * seen between Claude and Codex tool calls; a false "done" costs the operator more than a
+ * second of lateness.
+ */
+export const IDLE_HOLD_WEAK_MS = 2000;
+
+/**
+ * Upper bound on how long weak working evidence (a CPU spike, a weak rule) can keep an idle
+ * candidate from publishing, counted from the first idle candidate of the episode. Without it an
+ * agent whose idle process tree still burns CPU (an MCP server, a file watcher) would pin
+ * `working` forever. A strong working match is fresh positive evidence and restarts the episode.
+ */
+export const IDLE_HOLD_CAP_MS = 5000;
+
+/**
+ * Weak working (CPU alone, or a weak rule corroborated by physics) must persist this long
+ * before it replaces idle or unknown. A Node agent re-rendering or garbage-collecting while idle
+ * spikes CPU for a few hundred ms; publishing that as working would later fire a false "done".
+ * Strong working (a drawn spinner line, an animating title) publishes at once.
+ */
+export const WEAK_WORKING_CONFIRM_MS = 1000;
+
+/**
+ * A published state is kept this long while arbitration finds nothing before `unknown` is
+ * published: one empty evaluation (a screen cleared for a redraw, a transient pack miss) must
+ * not flap the record. 2 s is two 1 Hz ticks, so a single empty tick never shows.
+ */
+export const UNKNOWN_HOLD_MS = 2000;
+
+/**
+ * A title spinner keeps its authority this long after the title last changed. Spinners animate
+ * several times a second while the agent works; 3 s is many missed frames, beyond any redraw
+ * jitter, yet short enough that a spinner left behind at the end of a turn (the "stuck on
+ * working" complaint) loses authority within a few seconds.
+ */
+export const TITLE_SPINNER_AUTHORITY_MS = 3000;
+
+/**
+ * A BEL or desktop notification corroborates a weak blocked match while it is unanswered (no
+ * keystroke since) and younger than this. Agents ring when they start waiting; a ring from
+ * several minutes ago says nothing about prose that appears now.
+ */
+export const ATTENTION_EDGE_MAX_AGE_MS = 300_000;
+
+/**
+ * Tree CPU rate (cores) at or above which physics alone counts as weak working and vetoes weak
+ * idle. An idle Node agent sits at 0–5 %; rendering a stream or running a tool is well above
+ * 25 %.
+ */
+export const CPU_BUSY_RATE = 0.25;
+
+/**
+ * The shortest window a CPU rate is measured over. At 100 clock ticks/s, one tick is 10 ms of
+ * CPU: over a 1 s window that is 0.01 cores, over a 10 ms window a whole core. Samples taken
+ * closer together (the quiet recheck) repeat the last measured rate.
+ */
+export const CPU_RATE_MIN_WINDOW_MS = 500;
+
+/**
+ * Tree CPU rate (cores) below which the watchdog calls the tree quiet. A hung or SIGSTOPped
+ * agent reads 0; an idle Node event loop with timers stays under 2 %.
+ */
+export const CPU_QUIET_RATE = 0.02;
+
+/**
+ * Published `working` with no screen change, no output, a quiet CPU and no live children for
+ * this long becomes `stuck`. Working agents redraw a timer or spinner at least every second, so
+ * 10 s of total stillness is an anomaly (jackin's WATCHDOG_QUIET uses the same bound).
+ */
+export const WATCHDOG_QUIET_MS = 10_000;
+
+/**
+ * A `working` agent observed stopped (SIGSTOP, /proc state T) for this long is `stuck`, whatever
+ * else is quiet. The short grace rides out a debugger or profiler attaching for a moment.
+ */
+export const STOPPED_STUCK_MS = 2000;
+
+/** The window of the flap counter: published transitions are counted over the last minute. */
+export const FLAP_WINDOW_MS = 60_000;
+
+/**
+ * This many published transitions inside FLAP_WINDOW_MS marks a session as flapping (a note for
+ * `status explain`; a healthy agent changes state a few times per turn, not every few seconds).
+ */
+export const FLAP_ALERT_COUNT = 8;
+
+/** Ticks kept per session for `status explain`: one minute at the 1 Hz floor. */
+export const TICK_LOG_CAPACITY = 60;
+
+/** Characters of the title kept in a tick-log digest; titles are bounded before they travel. */
+export const TICK_LOG_TITLE_MAX_CHARS = 120;

@@ -1,0 +1,104 @@
+/**
+ * The per-session reducer: published raw state + stuck overlay → the public state with a
+ * revision counter, `stateSinceMs` and `seen`. `done` is derived here and nowhere else: raw idle
+ * reached after work (working or blocked, even through unknown) that nobody has seen since.
+ */
+import type { EvidenceKind } from './arbitrate.js';
+import { ROLLUP_ORDER, type AgentState, type RawState } from './types.js';
+
+export interface SessionState {
+  /** The public state: raw state with `done` derived from `seen`. */
+  readonly state: AgentState;
+  readonly raw: RawState;
+  /** Overlay on `working` (never set on anything else). */
+  readonly stuck: boolean;
+  /** Increases by one whenever state, stuck, seen, winner or rule id changes; records carry it. */
+  readonly revision: number;
+  /** When the public state last changed (stuck toggles do not count). */
+  readonly stateSinceMs: number;
+  /** Whether the operator has looked since the last completion. */
+  readonly seen: boolean;
+  /** Work (working or blocked) has been published since the last idle; reaching idle then is a completion. */
+  readonly hasWorkPending: boolean;
+  /** The evidence behind the published state (kept while debounce holds a different decision). */
+  readonly winner: EvidenceKind;
+  readonly ruleId: string | undefined;
+}
+
+/** One published frame from debounce + watchdog, with the evidence behind it. */
+export interface PublishedFrame {
+  readonly raw: RawState;
+  readonly stuck: boolean;
+  readonly winner: EvidenceKind;
+  readonly ruleId: string | undefined;
+}
+
+export function initialSessionState(nowMs: number): SessionState {
+  return {
+    state: 'unknown',
+    raw: 'unknown',
+    stuck: false,
+    revision: 0,
+    stateSinceMs: nowMs,
+    seen: true,
+    hasWorkPending: false,
+    winner: 'none',
+    ruleId: undefined,
+  };
+}
+
+function publicState(raw: RawState, seen: boolean): AgentState {
+  return raw === 'idle' && !seen ? 'done' : raw;
+}
+
+function withChanges(previous: SessionState, next: Omit<SessionState, 'revision' | 'stateSinceMs'>, nowMs: number): SessionState {
+  const isChanged =
+    next.state !== previous.state ||
+    next.raw !== previous.raw ||
+    next.stuck !== previous.stuck ||
+    next.seen !== previous.seen ||
+    next.winner !== previous.winner ||
+    next.ruleId !== previous.ruleId;
+  if (!isChanged && next.hasWorkPending === previous.hasWorkPending) return previous;
+  return {
+    ...next,
+    revision: isChanged ? previous.revision + 1 : previous.revision,
+    stateSinceMs: next.state === previous.state ? previous.stateSinceMs : nowMs,
+  };
+}
+
+export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number): SessionState {
+  const isWork = published.raw === 'working' || published.raw === 'blocked';
+  const isCompletion = published.raw === 'idle' && state.raw !== 'idle' && state.hasWorkPending;
+  // A completion resets `seen`: a keystroke typed while the agent worked did not look at the result.
+  const seen = isCompletion ? false : state.seen;
+  const hasWorkPending = isWork ? true : published.raw === 'idle' ? false : state.hasWorkPending;
+  return withChanges(
+    state,
+    {
+      state: publicState(published.raw, seen),
+      raw: published.raw,
+      stuck: published.raw === 'working' && published.stuck,
+      seen,
+      hasWorkPending,
+      winner: published.winner,
+      ruleId: published.ruleId,
+    },
+    nowMs,
+  );
+}
+
+/** A keystroke into the session or `agentwrap ack`: the operator has looked; done becomes idle. */
+export function markSeen(state: SessionState, nowMs: number): SessionState {
+  if (state.seen) return state;
+  return withChanges(state, { ...state, seen: true, state: publicState(state.raw, true) }, nowMs);
+}
+
+/** The most urgent state across sessions (blocked > done > working > idle > unknown); unknown when empty. */
+export function rollUp(states: readonly AgentState[]): AgentState {
+  let best: AgentState = 'unknown';
+  for (const state of states) {
+    if (ROLLUP_ORDER.indexOf(state) < ROLLUP_ORDER.indexOf(best)) best = state;
+  }
+  return best;
+}

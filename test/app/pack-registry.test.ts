@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PackRegistry, RELOAD_CHECK_INTERVAL_MS } from '../../src/app/pack-registry.js';
+import { packToml } from '../helpers/pack-toml.js';
+
+function rule(id: string, needle: string): string {
+  return `[[rule]]\nid = "${id}"\nstate = "working"\nregion = "screen"\nrequires_all = ["${needle}"]`;
+}
+
+let root: string;
+let bundled: string;
+let user: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'agentwrap-registry-'));
+  bundled = join(root, 'bundled');
+  user = join(root, 'user');
+  mkdirSync(bundled);
+  mkdirSync(user);
+  writeFileSync(join(bundled, 'claude.toml'), packToml(rule('bundled-rule', 'x'), { agent: 'claude', commands: '["claude"]' }));
+  writeFileSync(join(bundled, 'codex.toml'), packToml(rule('codex-rule', 'x'), { agent: 'codex', commands: '["codex"]' }));
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Writes a file and pushes its mtime forward, so a same-millisecond rewrite still looks edited. */
+function edit(path: string, text: string, secondsLater: number): void {
+  writeFileSync(path, text);
+  const at = new Date(Date.now() + secondsLater * 1000);
+  utimesSync(path, at, at);
+}
+
+function ruleIds(registry: PackRegistry, agent: string): string[] {
+  return registry.packForAgent(agent)?.compiled.rules.map((r) => r.rule.id) ?? [];
+}
+
+describe('PackRegistry.load', () => {
+  it('loads bundled packs and finds them by agent and by command', () => {
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    expect(registry.packs().map((p) => p.agent)).toEqual(['claude', 'codex']);
+    expect(registry.packForCommand('/usr/local/bin/codex')?.agent).toBe('codex');
+    expect(registry.packForCommand('vim')).toBeUndefined();
+  });
+
+  it('a user pack replaces the bundled pack for the same agent', () => {
+    writeFileSync(join(user, 'mine.toml'), packToml(rule('user-rule', 'x'), { agent: 'claude', commands: '["claude"]' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    expect(registry.packForAgent('claude')?.origin).toBe('user');
+    expect(ruleIds(registry, 'claude')).toEqual(['user-rule']);
+    expect(registry.entries().map((e) => [e.origin, e.status])).toEqual([
+      ['bundled', 'replaced'],
+      ['bundled', 'live'],
+      ['user', 'live'],
+    ]);
+  });
+
+  it('a bad user pack is skipped with a note naming file, line and rule; the bundled one stays live', () => {
+    const bad = join(user, 'claude.toml');
+    writeFileSync(bad, packToml(`${rule('broken', 'x')}\nregex = ['(?<=a)b']`, { agent: 'claude' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    expect(registry.packForAgent('claude')?.origin).toBe('bundled');
+    expect(registry.notes()).toContain(`skipped ${bad}: invalid pack`);
+    expect(registry.notes()).toContainEqual(expect.stringMatching(new RegExp(`^${bad}:12: rule broken: regex: regex '\\(\\?<=a\\)b' uses look-behind`)));
+    expect(registry.entries().find((e) => e.path === bad)?.status).toBe('invalid');
+  });
+
+  it('a pack needing a newer engine is skipped with a note', () => {
+    const future = join(user, 'claude.toml');
+    writeFileSync(future, packToml(rule('r', 'x'), { agent: 'claude', extra: 'min_engine_version = 99' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    expect(registry.packForAgent('claude')?.origin).toBe('bundled');
+    expect(registry.entries().find((e) => e.path === future)?.status).toBe('needs-newer-engine');
+    expect(registry.notes()).toContain(`skipped ${future}: needs a newer agentwrap`);
+  });
+
+  it('a user pack for a new agent adds it, and its commands select it', () => {
+    writeFileSync(join(user, 'kimi.toml'), packToml(rule('k', 'x'), { agent: 'kimi', commands: '["kimi", "kimi-cli"]' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    expect(registry.packForCommand('kimi-cli')?.agent).toBe('kimi');
+  });
+
+  it('a missing user directory is fine', () => {
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: join(root, 'nope') });
+
+    expect(registry.packs()).toHaveLength(2);
+    expect(registry.notes()).toEqual([]);
+  });
+});
+
+describe('PackRegistry.refresh (hot reload)', () => {
+  it('picks up an edited user pack', () => {
+    const path = join(user, 'claude.toml');
+    writeFileSync(path, packToml(rule('v1', 'x'), { agent: 'claude' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    edit(path, packToml(rule('v2', 'x'), { agent: 'claude' }), 5);
+    const changed = registry.refresh(10_000);
+
+    expect(changed).toEqual(['claude']);
+    expect(ruleIds(registry, 'claude')).toEqual(['v2']);
+  });
+
+  it('looks at the directory at most once per interval', () => {
+    const path = join(user, 'claude.toml');
+    writeFileSync(path, packToml(rule('v1', 'x'), { agent: 'claude' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+    registry.refresh(10_000);
+
+    edit(path, packToml(rule('v2', 'x'), { agent: 'claude' }), 5);
+
+    expect(registry.refresh(10_000 + RELOAD_CHECK_INTERVAL_MS - 1)).toEqual([]);
+    expect(ruleIds(registry, 'claude')).toEqual(['v1']);
+    expect(registry.refresh(10_000 + RELOAD_CHECK_INTERVAL_MS)).toEqual(['claude']);
+    expect(ruleIds(registry, 'claude')).toEqual(['v2']);
+  });
+
+  it('an edit to garbage keeps the last good version live, with a warning', () => {
+    const path = join(user, 'claude.toml');
+    writeFileSync(path, packToml(rule('good', 'x'), { agent: 'claude' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+
+    edit(path, 'this is [not toml', 5);
+    const changed = registry.refresh(10_000);
+
+    expect(changed).toEqual([]);
+    expect(ruleIds(registry, 'claude')).toEqual(['good']);
+    expect(registry.entries().find((e) => e.path === path)?.status).toBe('stale');
+    expect(registry.notes()).toContain(`${path} is invalid after an edit; keeping the last good version live`);
+  });
+
+  it('a new user file is picked up and a deleted one gives the bundled pack back', () => {
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+    const path = join(user, 'claude.toml');
+
+    writeFileSync(path, packToml(rule('added', 'x'), { agent: 'claude' }));
+    expect(registry.refresh(10_000)).toEqual(['claude']);
+    expect(registry.packForAgent('claude')?.origin).toBe('user');
+
+    rmSync(path);
+    expect(registry.refresh(20_000)).toEqual(['claude']);
+    expect(registry.packForAgent('claude')?.origin).toBe('bundled');
+  });
+
+  it('reports nothing when nothing changed', () => {
+    writeFileSync(join(user, 'claude.toml'), packToml(rule('v1', 'x'), { agent: 'claude' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+    const before = registry.packForAgent('claude');
+
+    expect(registry.refresh(10_000)).toEqual([]);
+    expect(registry.packForAgent('claude')).toBe(before);
+  });
+});

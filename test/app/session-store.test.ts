@@ -1,0 +1,357 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manualClock, type ManualClock } from '../../src/adapters/clock.js';
+import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/record.js';
+import { openSessionStore, readHeartbeats, readSessionsReport, resolveSession, type SessionStore } from '../../src/app/session-store.js';
+
+const WALL_START_MS = Date.now();
+const TTL_MS = 15_000;
+
+let base: string;
+let root: string;
+let clock: ManualClock;
+let warnings: string[];
+let stores: SessionStore[];
+
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'aw-store-'));
+  root = join(base, 'agent-status');
+  clock = manualClock(0, WALL_START_MS);
+  warnings = [];
+  stores = [];
+});
+
+afterEach(() => {
+  for (const store of stores) store.removeSync();
+  rmSync(base, { recursive: true, force: true });
+});
+
+function record(overrides: Partial<SessionRecordInput> = {}): SessionRecord {
+  return createSessionRecord({
+    sourceCli: 'claude',
+    sessionId: 'abc',
+    pid: process.pid,
+    wrapperPid: process.pid,
+    cwd: '/home/user/repo',
+    startedAtMs: WALL_START_MS,
+    updatedAtMs: WALL_START_MS,
+    ttlMs: TTL_MS,
+    state: 'working',
+    stateSinceMs: WALL_START_MS,
+    seen: true,
+    stuck: false,
+    winner: 'pack',
+    ruleId: 'spinner',
+    control: join(root, 'sockets', 'claude-abc.sock'),
+    ...overrides,
+  });
+}
+
+function open(key = recordKey('claude', 'abc'), extra: { onRecovered?: () => void } = {}): SessionStore {
+  const store = openSessionStore({ root, key, clock, onWarning: (m) => warnings.push(m), autoRefresh: false, ...extra });
+  stores.push(store);
+  return store;
+}
+
+function readJson(path: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+}
+
+const alive = (): boolean => true;
+
+describe('SessionStore.publish', () => {
+  it('writes sessions/<key>.json 0600 in 0700 directories, stamped with the wall clock', async () => {
+    const store = open();
+    clock.advanceBy(1_234);
+
+    const written = await store.publish(record({ state: 'blocked' }));
+
+    expect(written).toBe(true);
+    expect(store.recordPath).toBe(join(root, 'sessions', 'claude-abc.json'));
+    expect(readJson(store.recordPath)).toMatchObject({ schema: 1, state: 'blocked', written_by: 'agentwrap', updated_at: WALL_START_MS + 1_234 });
+    expect(statSync(store.recordPath).mode & 0o777).toBe(0o600);
+    expect([root, join(root, 'sessions'), join(root, 'providers')].map((d) => statSync(d).mode & 0o777)).toEqual([0o700, 0o700, 0o700]);
+  });
+
+  it('writes the provider heartbeat with the convention’s fields', async () => {
+    await open().publish(record());
+
+    expect(readJson(join(root, 'providers', 'agentwrap.json'))).toMatchObject({
+      schema: 1,
+      tool: 'agentwrap',
+      pid: process.pid,
+      ts: WALL_START_MS,
+      ttl_ms: TTL_MS,
+      capabilities: expect.arrayContaining(['sessions', 'control']) as unknown,
+    });
+    expect(readHeartbeats(root, WALL_START_MS).map((h) => h.tool)).toEqual(['agentwrap']);
+  });
+
+  it('coalesces rapid publishes: the newest record is the one on disk', async () => {
+    const store = open();
+
+    const results = await Promise.all(['working', 'blocked', 'idle'].map((state) => store.publish(record({ state: state as SessionRecord['state'] }))));
+
+    expect(results.some((ok) => ok)).toBe(true);
+    expect(readJson(store.recordPath)['state']).toBe('idle');
+  });
+});
+
+describe('SessionStore refresh', () => {
+  it('is due a third of the lease after the last write, and rewrites updated_at then', async () => {
+    const store = open();
+    await store.publish(record());
+    const interval = refreshIntervalMs(TTL_MS);
+
+    clock.advanceBy(interval - 1);
+    const dueBefore = store.refreshDueMs();
+    await store.refreshIfDue();
+    const stampBefore = readJson(store.recordPath)['updated_at'];
+    clock.advanceBy(1);
+    await store.refreshIfDue();
+
+    expect(dueBefore).toBe(1);
+    expect(stampBefore).toBe(WALL_START_MS);
+    expect(readJson(store.recordPath)['updated_at']).toBe(WALL_START_MS + interval);
+    expect(store.refreshDueMs()).toBe(interval);
+  });
+
+  it('has nothing to refresh before the first publish', () => {
+    expect(open().refreshDueMs()).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('SessionStore.remove', () => {
+  it('deletes its own record and heartbeat, and never another writer’s files', async () => {
+    const store = open();
+    await store.publish(record());
+    const peerRecord = join(root, 'sessions', 'grok-abc123.json');
+    const peerHeartbeat = join(root, 'providers', 'token-oracle.json');
+    writeFileSync(peerRecord, '{"schema":1}', { mode: 0o600 });
+    writeFileSync(peerHeartbeat, '{"schema":1}', { mode: 0o600 });
+
+    await store.remove();
+
+    expect(existsSync(store.recordPath)).toBe(false);
+    expect(existsSync(join(root, 'providers', 'agentwrap.json'))).toBe(false);
+    expect(readdirSync(join(root, 'sessions'))).toEqual(['grok-abc123.json']);
+    expect(readdirSync(join(root, 'providers'))).toEqual(['token-oracle.json']);
+  });
+
+  it('leaves the shared heartbeat alone while it names another agentwrap process', async () => {
+    const store = open();
+    await store.publish(record());
+    const heartbeatPath = join(root, 'providers', 'agentwrap.json');
+    writeFileSync(heartbeatPath, JSON.stringify({ schema: 1, tool: 'agentwrap', pid: 1, ts: WALL_START_MS, ttl_ms: TTL_MS }));
+
+    store.removeSync();
+
+    expect(existsSync(heartbeatPath)).toBe(true);
+    expect(existsSync(store.recordPath)).toBe(false);
+  });
+
+  it('publishes nothing after remove', async () => {
+    const store = open();
+    await store.remove();
+
+    expect(await store.publish(record())).toBe(false);
+    expect(existsSync(store.recordPath)).toBe(false);
+  });
+});
+
+describe('SessionStore soft-fail', () => {
+  it('warns once when the root is a symlink, writes nothing, and keeps failing quietly', async () => {
+    const real = join(base, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    symlinkSync(real, root);
+    const store = open();
+
+    const first = await store.publish(record());
+    clock.advanceBy(60_000);
+    await store.refreshIfDue();
+    await store.publish(record({ state: 'blocked' }));
+
+    expect(first).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(root);
+    expect(warnings[0]).toMatch(/symbolic link.*keeps running/);
+    expect(readdirSync(real)).toEqual([]);
+    expect(store.isHealthy()).toBe(false);
+  });
+
+  it('warns once when the directory cannot be created, then recovers when it can', async () => {
+    writeFileSync(base + '/blocker', 'x');
+    const blockedRoot = join(base, 'blocker', 'agent-status');
+    let recovered = 0;
+    const store = openSessionStore({ root: blockedRoot, key: 'k', clock, onWarning: (m) => warnings.push(m), onRecovered: () => recovered++, autoRefresh: false });
+    stores.push(store);
+
+    await store.publish(record());
+    await store.publish(record());
+    rmSync(join(base, 'blocker'));
+    clock.advanceBy(5_000);
+    await store.refreshIfDue();
+
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(blockedRoot);
+    expect(recovered).toBe(1);
+    expect(existsSync(join(blockedRoot, 'sessions', 'k.json'))).toBe(true);
+  });
+
+  it('retries a failed write after the retry pause, not before', async () => {
+    const real = join(base, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    symlinkSync(real, root);
+    const store = open();
+    await store.publish(record());
+
+    const dueRightAfter = store.refreshDueMs();
+    rmSync(root);
+    clock.advanceBy(dueRightAfter);
+    await store.refreshIfDue();
+
+    expect(dueRightAfter).toBe(5_000);
+    expect(existsSync(store.recordPath)).toBe(true);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('warns once on a directory it may not write (non-root only: root ignores modes)', async () => {
+    const store = open();
+    await store.publish(record());
+    chmodSync(join(root, 'sessions'), 0o500);
+
+    await store.publish(record({ state: 'blocked' }));
+    await store.publish(record({ state: 'idle' }));
+    chmodSync(join(root, 'sessions'), 0o700);
+
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/not writable/);
+  });
+
+  it('recreates the directory when it is deleted while the session runs', async () => {
+    const store = open();
+    await store.publish(record());
+
+    rmSync(root, { recursive: true });
+    const written = await store.publish(record({ state: 'blocked' }));
+
+    expect(written).toBe(true);
+    expect(warnings).toEqual([]);
+    expect(readJson(store.recordPath)['state']).toBe('blocked');
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+  });
+
+  it('refuses to follow sessions/ once it is replaced by a symlink', async () => {
+    const store = open();
+    await store.publish(record());
+    const elsewhere = join(base, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    renameSync(join(root, 'sessions'), join(base, 'old-sessions'));
+    symlinkSync(elsewhere, join(root, 'sessions'));
+
+    const written = await store.publish(record({ state: 'blocked' }));
+
+    expect(written).toBe(false);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/sessions: it is a symbolic link/);
+  });
+
+  it('refuses a symlink planted at its record path', async () => {
+    const store = open();
+    await store.publish(record());
+    const victim = join(base, 'victim');
+    writeFileSync(victim, 'keep');
+    rmSync(store.recordPath);
+    symlinkSync(victim, store.recordPath);
+
+    expect(await store.publish(record())).toBe(false);
+    expect(readFileSync(victim, 'utf8')).toBe('keep');
+    expect(warnings[0]).toMatch(/claude-abc\.json: it is a symbolic link/);
+  });
+});
+
+describe('readSessionsReport', () => {
+  function deadPid(): number {
+    const child = spawnSync(process.execPath, ['-e', '0']);
+    return child.pid ?? 999_999_999;
+  }
+
+  it('returns live records from every writer and skips the rest without throwing', async () => {
+    const store = open();
+    await store.publish(record());
+    const sessions = join(root, 'sessions');
+    const now = clock.wallMs();
+    const oracle = { schema: 1, source_cli: 'grok', session_id: 'g1', model: 'grok-4.5', written_by: 'token-oracle', updated_at: now, ttl_ms: 60_000 };
+    writeFileSync(join(sessions, 'grok-g1.json'), JSON.stringify(oracle));
+    writeFileSync(join(sessions, 'corrupt.json'), '{"schema":1,');
+    writeFileSync(join(sessions, 'expired.json'), JSON.stringify({ ...oracle, session_id: 'old', updated_at: now - 120_000 }));
+    writeFileSync(join(sessions, 'dead.json'), JSON.stringify({ ...oracle, session_id: 'dead', pid: deadPid() }));
+    writeFileSync(join(sessions, 'schema2.json'), JSON.stringify({ ...oracle, schema: 2 }));
+    writeFileSync(join(sessions, 'notes.txt'), 'not a record');
+    mkdirSync(join(sessions, 'dir.json'));
+    symlinkSync(join(sessions, 'grok-g1.json'), join(sessions, 'link.json'));
+
+    const report = readSessionsReport(root, now, (pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+
+    expect(report.sessions.map((s) => [s.key, s.kind])).toEqual([
+      ['claude-abc', 'agentwrap'],
+      ['grok-g1', 'other'],
+    ]);
+    expect(Object.fromEntries(report.skipped.map((s) => [s.path.split('/').pop(), s.reason]))).toEqual({
+      'corrupt.json': 'corrupt',
+      'dead.json': 'dead',
+      'dir.json': 'not-a-file',
+      'expired.json': 'expired',
+      'link.json': 'not-a-file',
+      'schema2.json': 'corrupt',
+    });
+  });
+
+  it('reads an absent root as no sessions, and a symlinked root as a warning', () => {
+    const missing = readSessionsReport(join(base, 'nothing'), WALL_START_MS, alive);
+    mkdirSync(join(base, 'real'));
+    symlinkSync(join(base, 'real'), root);
+
+    const linked = readSessionsReport(root, WALL_START_MS, alive);
+
+    expect(missing).toEqual({ sessions: [], skipped: [], warning: undefined });
+    expect(linked.sessions).toEqual([]);
+    expect(linked.warning).toMatch(/symbolic link/);
+  });
+});
+
+describe('resolveSession', () => {
+  async function twoSessions(): Promise<ReturnType<typeof readSessionsReport>['sessions']> {
+    await open(recordKey('claude', 'abc')).publish(record());
+    await open(recordKey('claude', 'abd')).publish(record({ sessionId: 'abd', pid: 77, wrapperPid: process.pid }));
+    return readSessionsReport(root, clock.wallMs(), alive).sessions;
+  }
+
+  it.each([
+    ['an exact key', 'claude-abc', 'claude-abc'],
+    ['a unique prefix', 'claude-abd', 'claude-abd'],
+    ['the agent pid', '77', 'claude-abd'],
+    ['a session id', 'abd', 'claude-abd'],
+  ])('finds a session by %s', async (_name, query, key) => {
+    const match = resolveSession(await twoSessions(), query);
+
+    expect(match.ok && match.session.key).toBe(key);
+  });
+
+  it('says when a prefix is ambiguous and when nothing matches', async () => {
+    const sessions = await twoSessions();
+
+    expect(resolveSession(sessions, 'claude-ab')).toEqual({ ok: false, reason: 'ambiguous', candidates: ['claude-abc', 'claude-abd'] });
+    expect(resolveSession(sessions, 'codex')).toMatchObject({ ok: false, reason: 'none' });
+  });
+});

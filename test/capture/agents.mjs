@@ -1,0 +1,60 @@
+// The four agent CLIs the capture lab drives: package, pinned version, binary name, and what
+// the driver needs to know about each one's keys. Pins are the versions the committed corpus was
+// recorded with (issue 7); `--latest` overrides them.
+//
+// Keys are what a user would press. `approve` answers a shell-approval dialog with its first
+// option, `deny` takes the dialog's "no" path; `startup` lists the first-run dialogs a
+// firstRun-seeded home shows, in order, each with the key that answers it and the state that
+// follows (the driver knows this from the seeding, not from the screen).
+
+export const AGENTS = {
+  claude: {
+    pkg: '@anthropic-ai/claude-code',
+    version: '2.1.332',
+    bin: 'claude',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // With trust and the API key left unapproved: "Accessing workspace: … Yes, I trust this
+    // folder" ("No, exit" is focused), then "Detected a custom API key in your environment …
+    // Do you want to use this API key?" ("No (recommended)" is focused).
+    startup: [
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\x1b[A', then: 'blocked' },
+      { key: '\r', then: 'idle' },
+    ],
+  },
+  codex: {
+    pkg: '@openai/codex',
+    version: '0.171.0',
+    bin: 'codex',
+    // Without --no-daemon Codex starts a background app-server that outlives the TUI.
+    args: ['--no-daemon'],
+    keys: { submit: '\r', approve: 'y', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // In a git folder not yet trusted: "Folder access … Trust this folder? › 1. Trust and continue".
+    startup: [{ key: '\r', then: 'idle' }],
+  },
+  opencode: {
+    pkg: 'opencode-ai',
+    version: '1.18.33',
+    bin: 'opencode',
+    args: [],
+    // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // No first-run dialog with a configured provider.
+    startup: [],
+  },
+  gemini: {
+    pkg: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: 'gemini',
+    args: [],
+    // Approval: "Allow execution of [Shell]? ● 1. Allow once … 3. No, suggest changes (esc)".
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // With folder trust on: "Do you trust the files in this folder? ● 1. Trust folder (work)";
+    // answering it restarts the CLI ("Gemini CLI is restarting to apply the trust changes...").
+    startup: [{ key: '\r', then: 'idle', settleMs: 3000 }],
+  },
+};
+
+export const AGENT_NAMES = Object.keys(AGENTS);

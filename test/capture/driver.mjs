@@ -1,0 +1,354 @@
+// Runs one scenario against one agent CLI in a PTY, recording the session, and writes
+// <out>/<scenario>-<cols>x<rows>.cast + .labels.jsonl + .meta.json.
+//
+// Timing comes from the mock (request arrived, tool call sent, stream ended) and from the
+// driver's own keystrokes; the screen is mirrored into a headless terminal only for the run's
+// screens.txt (a debugging aid and the source of the report's screen excerpts), never for labels.
+import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, readlinkSync, appendFileSync, rmSync, renameSync } from 'node:fs';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMock, nowMs } from './mock.mjs';
+import { seed } from './seed.mjs';
+import { AGENTS } from './agents.mjs';
+import { SCENARIOS } from './scenarios.mjs';
+import { buildLabels, labelsToJsonl } from './labels.mjs';
+import { TemporaryCastWriter } from './cast-writer.mjs';
+import { cacheRoot } from './install.mjs';
+
+const require = createRequire(import.meta.url);
+const pty = require('node-pty');
+const { Terminal } = require('@xterm/headless');
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const AGENTWRAP_MAIN = join(REPO, 'dist', 'src', 'cli', 'main.js');
+
+const READY_QUIET_MS = 1200;
+const READY_CAP_MS = 30_000;
+const WAIT_CAP_MS = 120_000;
+/** After a text-only stream ends, a new main request this soon means the turn goes on. */
+const TURN_CONTINUE_MS = 1500;
+/** After a deny, a main request this soon means the CLI told the model and continues. */
+const DENY_FOLLOWUP_MS = 2500;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Deterministic RNG (mulberry32), so a re-record varies the same way for the same seed. */
+export function makeRng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function hashSeed(s) {
+  let h = 2166136261;
+  for (const c of s) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * THE recorder switch. 'agentwrap' records through `node dist/src/cli/main.js --record FILE
+ * <agent> args…` (the agent found on PATH); 'direct' runs the CLI itself and writes the cast
+ * with the temporary writer. Returns { proc, mode, onData(wall, data), onResize(wall, c, r), close() }.
+ */
+export function spawnRecorded({ mode, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
+  const ptyEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}` };
+  if (mode === 'agentwrap') {
+    const proc = pty.spawn(process.execPath, [AGENTWRAP_MAIN, '--record', castPath, agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+    return { proc, mode, onData() {}, onResize() {}, close() {} };
+  }
+  const proc = pty.spawn(agentBin, args, { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+  const writer = new TemporaryCastWriter(castPath, { cols, rows, startWall, env });
+  return {
+    proc,
+    mode: 'direct-temporary',
+    onData(wall, data) { writer.event(wall, 'o', data); },
+    onResize(wall, c, r) { writer.event(wall, 'r', `${c}x${r}`); },
+    close() { writer.close(); },
+  };
+}
+
+/** Is `agentwrap --record` usable? Runs `agentwrap run --record X -- echo` in a PTY. */
+export async function agentwrapRecordWorks() {
+  if (!existsSync(AGENTWRAP_MAIN)) return { ok: false, why: `${AGENTWRAP_MAIN} missing (npm run build)` };
+  const dir = mkdtempSync(join(cacheRoot(), 'probe-'));
+  const cast = join(dir, 'probe.cast');
+  const p = pty.spawn(process.execPath, [AGENTWRAP_MAIN, 'run', '--record', cast, '--', '/bin/echo', 'capture-probe'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: dir, env: { ...process.env, HOME: dir } });
+  let out = '';
+  p.onData((d) => { out += d; });
+  const code = await Promise.race([new Promise((r) => p.onExit((e) => r(e.exitCode))), sleep(15_000).then(() => 'timeout')]);
+  if (code === 'timeout') p.kill();
+  const text = existsSync(cast) ? readFileSync(cast, 'utf8') : '';
+  rmSync(dir, { recursive: true, force: true });
+  const ok = code === 0 && text.startsWith('{') && text.includes('capture-probe');
+  return { ok, why: ok ? 'ok' : `exit=${code} cast=${text ? 'present' : 'absent'} out=${JSON.stringify(out.slice(0, 200))}` };
+}
+
+/** Kills processes left behind by a run (e.g. Codex's app-server daemon), by pid. */
+function killLeftovers(runDir, log) {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmd = '';
+    let cwd = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue; // the process exited while we looked, or is not ours to read
+    }
+    if (cmd.includes(runDir) || cwd.startsWith(runDir)) {
+      log(`[driver] killing leftover pid ${pid}: ${cmd.replace(/\0/g, ' ').slice(0, 120)}`);
+      try { process.kill(Number(pid), 'SIGKILL'); } catch (err) { log(`[driver] kill ${pid}: ${err}`); }
+    }
+  }
+}
+
+function screenText(term) {
+  const b = term.buffer.active;
+  const lines = [];
+  for (let i = 0; i < term.rows; i++) lines.push(b.getLine(b.viewportY + i)?.translateToString(true) ?? '');
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return lines.join('\n');
+}
+
+/**
+ * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
+ * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log }
+ */
+export async function runScenario(opts) {
+  const { agent, scenario, cols, rows, bin, outDir, recorder, log = console.error } = opts;
+  const profile = AGENTS[agent];
+  const name = `${scenario}-${cols}x${rows}`;
+  const seedValue = hashSeed(`${agent}/${name}`);
+  const rng = makeRng(seedValue);
+  const sc = SCENARIOS[scenario].vary(rng);
+  const firstRun = Boolean(SCENARIOS[scenario].firstRun);
+  mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
+  const runDir = mkdtempSync(join(cacheRoot(), 'runs', `${agent}-${name}-`));
+  const runLog = join(runDir, 'run.log');
+  const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
+  const mock = await startMock({ log: rlog });
+  mock.setScript(sc.script);
+  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version });
+  mkdirSync(outDir, { recursive: true });
+  const castPath = join(outDir, `${name}.cast`);
+  const partial = `${castPath}.partial`;
+
+  const marks = [];
+  const driverEvents = [];
+  const outputTimes = [];
+  const titles = [];
+  const screens = [];
+  let firstOutputWall;
+  const mark = (state, t, extra = {}) => { marks.push({ t, state, ...extra }); rlog(`[label] ${state} at ${t.toFixed(0)} ${extra.why ?? ''}`); };
+  const devent = (type, detail) => { const e = { t: nowMs(), type, detail }; driverEvents.push(e); rlog(`[driver] ${type} ${detail ?? ''}`); return e.t; };
+
+  const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+  term.onTitleChange((title) => { const t = nowMs(); if (titles.at(-1)?.title !== title) titles.push({ t, title }); });
+  const snap = async (why) => {
+    await new Promise((r) => term.write('', r));
+    screens.push({ t: nowMs(), why, title: titles.at(-1)?.title ?? '', text: screenText(term) });
+  };
+
+  const startWall = nowMs();
+  const rec = spawnRecorded({ mode: recorder, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  const proc = rec.proc;
+  mark('uncertain', startWall, { why: 'launch' });
+  let exited = false;
+  let exitInfo;
+  const exitPromise = new Promise((r) => proc.onExit((e) => { exited = true; exitInfo = e; r(e); }));
+  proc.onData((data) => {
+    const t = nowMs();
+    firstOutputWall ??= t;
+    outputTimes.push(t);
+    rec.onData(t, data);
+    term.write(data);
+  });
+
+  const write = (s, why) => { const t = devent('key', `${why} ${JSON.stringify(s)}`); proc.write(s); return t; };
+  const typeText = async (text) => {
+    for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
+    devent('typed', JSON.stringify(text));
+  };
+  const humanPause = (lo, hi) => sleep(lo + Math.floor(rng() * (hi - lo)));
+
+  /** Waits for output silence of `quietMs`, at most `capMs`; returns the wall time. */
+  const waitQuiet = async (quietMs, capMs, { needOutput = false } = {}) => {
+    const t0 = nowMs();
+    for (;;) {
+      if (needOutput && outputTimes.length === 0 && nowMs() - t0 < capMs && !exited) { await sleep(50); continue; }
+      const last = outputTimes.at(-1) ?? t0;
+      const now = nowMs();
+      if (now - Math.max(last, t0) >= quietMs || now - t0 >= capMs || exited) return now;
+      await sleep(50);
+    }
+  };
+
+  let cursor = 0;
+  /** Next mock event after the cursor matching `pred`; advances the cursor past it. */
+  const waitEvent = async (pred, capMs = WAIT_CAP_MS, { advance = true } = {}) => {
+    const t0 = nowMs();
+    for (;;) {
+      for (let i = cursor; i < mock.events.length; i++) {
+        if (pred(mock.events[i])) { if (advance) cursor = i + 1; return mock.events[i]; }
+      }
+      if (exited) throw new Error(`${agent} exited while waiting (code ${exitInfo?.exitCode})`);
+      if (nowMs() - t0 > capMs) return undefined;
+      await sleep(25);
+    }
+  };
+  const isMainRequest = (e) => e.type === 'request' && e.kind === 'main';
+
+  let currentCols = cols;
+  let currentRows = rows;
+  let resizedTo;
+  let lastWasDeny = false;
+  let error;
+  try {
+    const readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS, { needOutput: true });
+    devent('ready');
+    await snap('ready');
+    if (!firstRun) mark('idle', readyAt, { settle: 0, why: 'ready' });
+    for (const action of sc.actions) {
+      switch (action.do) {
+        case 'idle':
+          await sleep(action.ms);
+          break;
+        case 'startup': {
+          mark('blocked', readyAt, { settle: 0, why: 'first-run dialog' });
+          for (const step of profile.startup) {
+            if (step.key === '\r') await humanPause(1500, 2500); else await humanPause(400, 900);
+            await snap('startup dialog');
+            const t = write(step.key, 'startup');
+            mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
+            await waitQuiet(800, 6000);
+          }
+          await snap('after startup');
+          break;
+        }
+        case 'prompt': {
+          await typeText(action.text);
+          await humanPause(300, 700);
+          cursor = mock.events.length;
+          const t = write(profile.keys.submit, 'submit');
+          mark('working', t, { why: 'prompt submitted' });
+          lastWasDeny = false;
+          break;
+        }
+        case 'approve':
+        case 'deny': {
+          const call = await waitEvent((e) => e.type === 'tool_call_sent');
+          if (!call) throw new Error('no tool call from the mock');
+          // A human reads the dialog; if the CLI runs the tool on its own meanwhile (its result
+          // arrives as a new main request), there was no dialog and nothing to answer.
+          const auto = await waitEvent(isMainRequest, 1800 + Math.floor(rng() * 1200), { advance: false });
+          if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
+          await snap(`${action.do} dialog`);
+          mark('blocked', call.t, { settle: 500, why: `tool call ${call.detail}` });
+          const t = write(action.do === 'approve' ? profile.keys.approve : profile.keys.deny, action.do);
+          mark('working', t, { why: action.do });
+          lastWasDeny = action.do === 'deny';
+          break;
+        }
+        case 'resize': {
+          await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS, { advance: false });
+          await sleep(action.afterFirstByteMs);
+          const [c, r] = action.cols ? [action.cols, action.rows] : cols >= 100 ? [90, 28] : [110, 32];
+          const t = devent('resize', `${c}x${r}`);
+          proc.resize(c, r);
+          term.resize(c, r);
+          rec.onResize(t, c, r);
+          currentCols = c; currentRows = r; resizedTo = `${c}x${r}`;
+          break;
+        }
+        case 'turn_end': {
+          if (lastWasDeny) {
+            const denyAt = marks.at(-1).t;
+            const follow = await waitEvent(isMainRequest, DENY_FOLLOWUP_MS, { advance: false });
+            if (!follow) {
+              marks.pop();
+              mark('idle', denyAt, { settle: 'quiet', why: 'denied, turn over' });
+              await waitQuiet(800, 5000);
+              await snap('after deny');
+              break;
+            }
+          }
+          for (;;) {
+            const end = await waitEvent((e) => e.type === 'stream_end' && !e.tool);
+            if (!end) throw new Error('turn did not end');
+            const more = await waitEvent(isMainRequest, TURN_CONTINUE_MS, { advance: false });
+            if (more) continue;
+            mark('idle', end.t, { settle: 'quiet', why: 'final stream ended' });
+            break;
+          }
+          await waitQuiet(800, 5000);
+          await snap('turn end');
+          break;
+        }
+        default:
+          throw new Error(`unknown action ${action.do}`);
+      }
+    }
+  } catch (err) {
+    error = String(err?.message ?? err);
+    log(`[driver] ${agent} ${name}: ${error}`);
+    await snap('error');
+  }
+
+  // Leave the CLI the way a user would; the exit itself is not scored.
+  const exitAt = devent('exit');
+  mark('uncertain', exitAt, { why: 'exit' });
+  for (const k of profile.keys.exit) { if (!exited) { proc.write(k); await sleep(400); } }
+  await Promise.race([exitPromise, sleep(6000)]);
+  if (!exited) { devent('kill'); proc.kill('SIGKILL'); await Promise.race([exitPromise, sleep(2000)]); }
+  rec.close();
+  await mock.close();
+  killLeftovers(runDir, rlog);
+
+  // Align labels to the cast's clock via the first output event (agentwrap starts the cast a
+  // little after we spawn it; with the temporary writer the offset is the spawn time itself).
+  let castStartWall = startWall;
+  const castText = existsSync(partial) ? readFileSync(partial, 'utf8') : '';
+  const firstO = castText.split('\n').slice(1).find((l) => l.includes('"o"'));
+  if (firstO && firstOutputWall) castStartWall = firstOutputWall - JSON.parse(firstO)[0] * 1000;
+  const labels = buildLabels(marks, outputTimes, castStartWall);
+  const base = join(outDir, name);
+  const rel = (t) => Number(((t - castStartWall) / 1000).toFixed(3));
+  const meta = {
+    agent,
+    package: profile.pkg,
+    version: opts.version,
+    reported_version: opts.reported,
+    scenario,
+    cols,
+    rows,
+    resized_to: resizedTo ?? null,
+    date: new Date(startWall).toISOString(),
+    recorder: rec.mode,
+    netns: Boolean(opts.netns),
+    seed: seedValue,
+    ok: !error,
+    error: error ?? null,
+    exit: exitInfo ?? null,
+    titles: titles.map((x) => ({ t: rel(x.t), title: x.title })),
+    mock_events: mock.events.map((e) => ({ t: rel(e.t), type: e.type, api: e.api, kind: e.kind, step: e.step, detail: e.detail })),
+    driver_events: driverEvents.map((e) => ({ t: rel(e.t), type: e.type, detail: e.detail })),
+    label_marks: marks.map((m) => ({ t: rel(m.t), state: m.state, settle: m.settle ?? null, why: m.why ?? null })),
+  };
+  writeFileSync(join(runDir, 'screens.txt'), screens.map((s) => `=== t=${rel(s.t)} ${s.why} | title=${JSON.stringify(s.title)}\n${s.text}\n`).join('\n'));
+  writeFileSync(join(runDir, 'meta.json'), JSON.stringify(meta, null, 2));
+  if (error) {
+    log(`[driver] ${name} FAILED; cast kept in ${runDir}, screens in ${join(runDir, 'screens.txt')}`);
+    if (existsSync(partial)) renameSync(partial, join(runDir, `${name}.cast`));
+    return { ok: false, error, runDir };
+  }
+  renameSync(partial, `${base}.cast`);
+  writeFileSync(`${base}.labels.jsonl`, labelsToJsonl(labels));
+  writeFileSync(`${base}.meta.json`, JSON.stringify(meta, null, 2) + '\n');
+  void currentCols; void currentRows;
+  return { ok: true, castPath: `${base}.cast`, labels, runDir, mode: rec.mode };
+}

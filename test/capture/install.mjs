@@ -1,0 +1,86 @@
+// Installs pinned agent CLIs into a cache outside the repo, one npm prefix per package@version:
+//   ${AGENTWRAP_CAPTURE_CACHE:-~/.cache/agentwrap-capture}/<pkg-with-slash-as-+>@<version>/
+// Idempotent: a prefix whose binary already reports a version is reused as is.
+// npm 11 skips dependency install scripts unless approved, and these CLIs fetch or select their
+// native binary in a postinstall script, so each prefix gets a package.json whose `allowScripts`
+// approves the CLI by name (npm 11 refuses `--allow-scripts` in a project-scoped install:
+// EALLOWSCRIPTS, so the field is the only way).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { AGENTS } from './agents.mjs';
+
+export function cacheRoot() {
+  return process.env.AGENTWRAP_CAPTURE_CACHE ?? join(homedir(), '.cache', 'agentwrap-capture');
+}
+
+export function latestVersion(pkg) {
+  return execFileSync('npm', ['view', pkg, 'version'], { encoding: 'utf8' }).trim();
+}
+
+export function prefixFor(pkg, version) {
+  return join(cacheRoot(), `${pkg.replace('/', '+')}@${version}`);
+}
+
+export function binPath(agent, version) {
+  const a = AGENTS[agent];
+  return join(prefixFor(a.pkg, version), 'node_modules', '.bin', a.bin);
+}
+
+/** Runs `<bin> --version` with a throwaway HOME; returns the first output line or undefined. */
+export function probeVersion(bin) {
+  if (!existsSync(bin)) return undefined;
+  const home = join(cacheRoot(), 'probe-home');
+  mkdirSync(home, { recursive: true });
+  const r = spawnSync(bin, ['--version'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, HOME: home, CI: '1', NO_COLOR: '1' },
+  });
+  const out = `${r.stdout ?? ''}`.trim();
+  if (r.status !== 0 || out === '') return undefined;
+  return out.split('\n')[0];
+}
+
+/**
+ * Ensures `agent` is installed at `version` (default: the pin; 'latest' asks the registry).
+ * Returns { agent, pkg, version, bin, reported }.
+ */
+export function ensureInstalled(agent, version, log = console.error) {
+  const a = AGENTS[agent];
+  if (!a) throw new Error(`unknown agent ${agent}`);
+  const v = version === 'latest' ? latestVersion(a.pkg) : (version ?? a.version);
+  const prefix = prefixFor(a.pkg, v);
+  const bin = binPath(agent, v);
+  let reported = probeVersion(bin);
+  if (reported === undefined) {
+    log(`[install] ${a.pkg}@${v} -> ${prefix}`);
+    mkdirSync(prefix, { recursive: true });
+    const manifest = join(prefix, 'package.json');
+    const pj = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
+    pj.name = 'agentwrap-capture-prefix';
+    pj.private = true;
+    // A name-only approval, so `--latest` reuses the same manifest.
+    pj.allowScripts = { ...(pj.allowScripts ?? {}), [a.pkg]: true };
+    writeFileSync(manifest, JSON.stringify(pj, null, 2) + '\n');
+    execFileSync(
+      'npm',
+      ['install', '--prefix', prefix, '--no-audit', '--no-fund', `${a.pkg}@${v}`],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    reported = probeVersion(bin);
+    if (reported === undefined) throw new Error(`${a.pkg}@${v}: ${bin} --version failed after install`);
+  }
+  return { agent, pkg: a.pkg, version: v, bin, reported };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const latest = args.includes('--latest');
+  const names = args.filter((x) => !x.startsWith('--'));
+  for (const name of names.length ? names : Object.keys(AGENTS)) {
+    const r = ensureInstalled(name, latest ? 'latest' : undefined);
+    console.log(`${name}\t${r.version}\t${r.reported}\t${r.bin}`);
+  }
+}

@@ -1,0 +1,64 @@
+// Ground-truth labels from what the driver and the mock know — never from the screen.
+//
+// The driver records marks: { t: wall ms, state: 'working'|'blocked'|'idle'|'uncertain',
+// settle?: ms | 'quiet', why }. Each mark holds until the next. After every mark the CLI needs
+// time to render the new state, so a settling window right after it is labelled `uncertain`:
+//   - a fixed window (SETTLE_MS, or the mark's own `settle` in ms), or
+//   - 'quiet' for the end of a turn: until the CLI's output has been silent for QUIET_MS
+//     (it may still be animating streamed text after the stream ended), at least
+//     QUIET_MIN_MS and at most QUIET_CAP_MS after the mark. Output timing is bytes-on-the-wire
+//     timing, not screen content: it says when drawing stopped, not what was drawn.
+
+export const SETTLE_MS = 400;
+export const QUIET_MS = 350;
+export const QUIET_MIN_MS = 500;
+export const QUIET_CAP_MS = 4000;
+
+/** First time q >= from + QUIET_MIN_MS with no output chunk in (q - QUIET_MS, q], capped. */
+export function quietAfter(outputTimes, from) {
+  const cap = from + QUIET_CAP_MS;
+  let q = from + QUIET_MIN_MS;
+  // outputTimes is sorted; walk the chunks after `from`.
+  for (const t of outputTimes) {
+    if (t <= from) continue;
+    if (t > q - QUIET_MS && t <= q) q = t + QUIET_MS;
+    else if (t > q) break;
+    if (q >= cap) return cap;
+  }
+  return Math.min(q, cap);
+}
+
+/**
+ * Builds the label list: [{ t: seconds since cast start, state }], consecutive duplicates
+ * merged, the first label at t = 0. `castStartWall` is the wall time of the cast's t = 0.
+ */
+export function buildLabels(marks, outputTimes, castStartWall) {
+  const sorted = [...marks].sort((a, b) => a.t - b.t);
+  const spans = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const m = sorted[i];
+    const next = sorted[i + 1]?.t ?? Infinity;
+    const settleEnd = m.settle === 'quiet' ? quietAfter(outputTimes, m.t) : m.t + (m.settle ?? SETTLE_MS);
+    if (m.state === 'uncertain' || settleEnd >= next) {
+      spans.push({ t: m.t, state: 'uncertain' });
+      continue;
+    }
+    if (settleEnd > m.t) spans.push({ t: m.t, state: 'uncertain' });
+    spans.push({ t: settleEnd, state: m.state });
+  }
+  const out = [];
+  for (const s of spans) {
+    const t = Math.max(0, Math.round(s.t - castStartWall) / 1000);
+    const last = out[out.length - 1];
+    if (last && last.state === s.state) continue;
+    if (last && last.t === t) { out[out.length - 1] = { t, state: s.state }; continue; }
+    out.push({ t, state: s.state });
+  }
+  if (out.length === 0 || out[0].t > 0) out.unshift({ t: 0, state: 'uncertain' });
+  // Merging after the unshift/overwrite may leave neighbours equal; fold them once more.
+  return out.filter((l, i) => i === 0 || l.state !== out[i - 1].state);
+}
+
+export function labelsToJsonl(labels) {
+  return labels.map((l) => JSON.stringify({ t: Number(l.t.toFixed(3)), state: l.state })).join('\n') + '\n';
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
+//                    [--latest] [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR]
+//
+// Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
+// inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
+// the mock server runs in this same process, hence in the same namespace), and records every
+// scenario × size into recordings/<agent>/. Prints one line per recording.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { AGENTS, AGENT_NAMES } from './agents.mjs';
+import { SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
+import { ensureInstalled } from './install.mjs';
+import { runScenario, agentwrapRecordWorks, REPO } from './driver.mjs';
+
+function parseArgs(argv) {
+  const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
+    if (a === '--agent') o.agents = val().split(',');
+    else if (a === '--scenario') o.scenarios = val().split(',');
+    else if (a === '--size') o.sizes = val().split(',').map((s) => s.split('x').map(Number));
+    else if (a === '--latest') o.latest = true;
+    else if (a === '--recorder') o.recorder = val();
+    else if (a === '--no-netns') o.netns = false;
+    else if (a === '--out') o.out = val();
+    else if (a === '--install-only') o.installOnly = true;
+    else if (a === '--help' || a === '-h') { console.log(readUsage()); process.exit(0); }
+    else throw new Error(`unknown argument ${a}`);
+  }
+  for (const a of o.agents) if (!AGENTS[a]) throw new Error(`unknown agent ${a} (known: ${AGENT_NAMES.join(', ')})`);
+  for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
+  return o;
+}
+
+function readUsage() {
+  return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
+                          [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only]
+agents: ${AGENT_NAMES.join(', ')}
+scenarios: ${SCENARIO_NAMES.join(', ')}`;
+}
+
+const INSIDE = process.env.AGENTWRAP_CAPTURE_NETNS === '1';
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (!INSIDE) {
+    // Install outside the namespace: it is the only step that needs the registry.
+    const installed = {};
+    for (const a of o.agents) installed[a] = ensureInstalled(a, o.latest ? 'latest' : undefined);
+    for (const r of Object.values(installed)) console.error(`[capture] ${r.agent} ${r.version} (${r.reported})`);
+    if (o.installOnly) return 0;
+    const env = { ...process.env, AGENTWRAP_CAPTURE_INSTALLED: JSON.stringify(installed) };
+    if (o.netns && spawnSync('unshare', ['-n', 'true']).status === 0) {
+      const r = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...env, AGENTWRAP_CAPTURE_NETNS: '1' } });
+      return r.status ?? 1;
+    }
+    if (o.netns) console.error('[capture] unshare -n unavailable: running without a network namespace (env points the CLIs at 127.0.0.1)');
+    process.env.AGENTWRAP_CAPTURE_INSTALLED = env.AGENTWRAP_CAPTURE_INSTALLED;
+  }
+  const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
+  let recorder = o.recorder;
+  if (recorder === 'auto' || recorder === 'agentwrap') {
+    const probe = await agentwrapRecordWorks();
+    if (probe.ok) recorder = 'agentwrap';
+    else if (recorder === 'agentwrap') throw new Error(`agentwrap --record does not work yet: ${probe.why}`);
+    else { console.error(`[capture] agentwrap --record not usable (${probe.why}); using the TEMPORARY direct recorder`); recorder = 'direct'; }
+  }
+  let failures = 0;
+  for (const agent of o.agents) {
+    const inst = installed[agent];
+    for (const scenario of o.scenarios) {
+      if (scenario === 'startup' && AGENTS[agent].startup.length === 0) {
+        console.log(`skip ${agent} startup: no first-run dialogs to record`);
+        continue;
+      }
+      for (const [cols, rows] of o.sizes) {
+        const t0 = Date.now();
+        const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: join(o.out, agent), recorder, netns: INSIDE });
+        const secs = ((Date.now() - t0) / 1000).toFixed(1);
+        if (r.ok) console.log(`ok   ${agent} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
+        else { failures++; console.log(`FAIL ${agent} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
+      }
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (err) => { console.error(`[capture] ${err?.stack ?? err}`); process.exit(2); });

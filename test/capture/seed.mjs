@@ -1,0 +1,147 @@
+// Per-CLI throwaway HOME and config seeding. Each run gets a fresh directory:
+//   <runDir>/home      HOME (and XDG dirs) for the CLI
+//   <runDir>/work      the project folder the CLI starts in (a few small files)
+// seed(agent, {runDir, baseUrl, firstRun}) writes the config and returns { env, args, cwd }.
+// `firstRun` leaves the first-run dialogs (trust this folder, use this API key…) in place, so a
+// startup scenario can record them; onboarding itself stays done where the CLI would otherwise
+// need the vendor's servers.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const DUMMY_KEY = 'sk-ant-api03-capture-lab-dummy-key-0000000000000000000000000000AA';
+
+function write(path, text) {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+function baseEnv(home) {
+  // Only what a terminal user would have; nothing of the lab's own environment leaks in.
+  return {
+    HOME: home,
+    USER: 'capture',
+    LOGNAME: 'capture',
+    SHELL: '/bin/bash',
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    TMPDIR: join(home, 'tmp'),
+  };
+}
+
+function seedWork(work) {
+  mkdirSync(work, { recursive: true });
+  write(join(work, 'README.md'), '# demo project\n\nA tiny project for the capture lab.\n');
+  write(join(work, 'app.js'), 'export function add(a, b) {\n  return a + b;\n}\n');
+  write(join(work, 'notes.txt'), 'todo: write tests\n');
+  // A git repository, as most real projects are; Codex asks to trust only git folders.
+  const r = spawnSync('git', ['init', '-q', work], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git init ${work}: ${r.stderr}`);
+}
+
+export function seed(agent, { runDir, baseUrl, firstRun = false, version }) {
+  const home = join(runDir, 'home');
+  const cwd = join(runDir, 'work');
+  mkdirSync(join(home, 'tmp'), { recursive: true });
+  seedWork(cwd);
+  const env = baseEnv(home);
+  const args = [];
+  switch (agent) {
+    case 'claude': {
+      // 2.1.x checks it can reach its vendor before onboarding (ignoring ANTHROPIC_BASE_URL) and
+      // exits offline, so onboarding is always marked done; trust and API-key approval are the
+      // first-run dialogs left for the startup scenario.
+      const claudeJson = {
+        hasCompletedOnboarding: true,
+        lastOnboardingVersion: version ?? '2.1.332',
+        numStartups: 5,
+        hasSeenAutoDefaultNudge: true,
+        theme: 'dark',
+        autoUpdates: false,
+        hasSeenTasksHint: true,
+        tipsHistory: {},
+        customApiKeyResponses: { approved: firstRun ? [] : [DUMMY_KEY.slice(-20)], rejected: [] },
+        projects: {
+          [cwd]: { hasTrustDialogAccepted: !firstRun, hasCompletedProjectOnboarding: true, allowedTools: [], projectOnboardingSeenCount: 1 },
+        },
+      };
+      write(join(home, '.claude.json'), JSON.stringify(claudeJson, null, 2));
+      // The default mode asks before running shell commands; 2.1.x otherwise defaults to an
+      // auto-approving mode that never shows the dialog.
+      write(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, autoUpdates: false }, null, 2));
+      Object.assign(env, {
+        ANTHROPIC_BASE_URL: baseUrl,
+        ANTHROPIC_API_KEY: DUMMY_KEY,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+      });
+      break;
+    }
+    case 'codex': {
+      const codexHome = join(home, '.codex');
+      const toml = [
+        'model = "mock-model"',
+        'model_provider = "mock"',
+        // "untrusted" is rejected by 0.171; on-request + a mock that asks for escalation shows the dialog.
+        'approval_policy = "on-request"',
+        'sandbox_mode = "workspace-write"',
+        'check_for_update_on_startup = false',
+        '',
+        '[model_providers.mock]',
+        'name = "Mock"',
+        `base_url = "${baseUrl}/v1"`,
+        'env_key = "MOCK_API_KEY"',
+        'wire_api = "responses"',
+        '',
+        ...(firstRun ? [] : [`[projects."${cwd}"]`, 'trust_level = "trusted"', '']),
+      ].join('\n');
+      write(join(codexHome, 'config.toml'), toml);
+      Object.assign(env, { CODEX_HOME: codexHome, MOCK_API_KEY: 'dummy' });
+      break;
+    }
+    case 'opencode': {
+      const cfg = {
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        model: 'mock/mock-model',
+        small_model: 'mock/mock-model',
+        permission: { bash: 'ask', edit: 'ask' },
+        provider: {
+          mock: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Mock',
+            options: { baseURL: `${baseUrl}/v1`, apiKey: 'dummy' },
+            models: { 'mock-model': { name: 'Mock Model', tool_call: true, limit: { context: 128000, output: 8192 } } },
+          },
+        },
+      };
+      write(join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify(cfg, null, 2));
+      Object.assign(env, { OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: 'true' });
+      break;
+    }
+    case 'gemini': {
+      const settings = {
+        security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: firstRun } },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        privacy: { usageStatisticsEnabled: false },
+        ui: { theme: 'Default' },
+      };
+      write(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
+      Object.assign(env, { GEMINI_API_KEY: 'dummy-gemini-key', GOOGLE_GEMINI_BASE_URL: baseUrl });
+      break;
+    }
+    default:
+      throw new Error(`seed: unknown agent ${agent}`);
+  }
+  return { env, args, cwd, home };
+}

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import {
+  debounce,
+  debounceDeadlineMs,
+  INITIAL_DEBOUNCE,
+  INITIAL_WATCHDOG,
+  watchdog,
+  watchdogDeadlineMs,
+  type DebounceState,
+} from '../../src/core/debounce.js';
+import {
+  FLAP_ALERT_COUNT,
+  FLAP_WINDOW_MS,
+  IDLE_HOLD_CAP_MS,
+  IDLE_HOLD_STRONG_MS,
+  IDLE_HOLD_WEAK_MS,
+  STOPPED_STUCK_MS,
+  UNKNOWN_HOLD_MS,
+  WATCHDOG_QUIET_MS,
+  WEAK_WORKING_CONFIRM_MS,
+} from '../../src/core/policy.js';
+import type { RawState } from '../../src/core/types.js';
+import { child, decision, sampledProcess, screen, snapshot, unsampledProcess } from '../helpers/detector-builders.js';
+
+const T0 = 50_000;
+const strongIdle = decision({ raw: 'idle', confidence: 'strong', winner: 'screen-rule', step: 'strong-idle', ruleId: 'prompt-box' });
+const weakIdle = decision({ raw: 'idle', confidence: 'weak', winner: 'osc-progress', step: 'weak-idle', ruleId: undefined });
+const strongWorking = decision();
+const weakWorking = decision({ confidence: 'weak', winner: 'process', step: 'physics-working', ruleId: undefined, isCpuBusy: true });
+const blocked = decision({ raw: 'blocked', step: 'strong-blocker', ruleId: 'dialog' });
+const nothing = decision({ raw: 'unknown', confidence: 'none', winner: 'none', step: 'nothing', ruleId: undefined });
+
+/** Feeds decisions at the given times from `published`, returning every result. */
+function run(published: RawState, steps: readonly (readonly [number, typeof strongIdle])[], pending: DebounceState = INITIAL_DEBOUNCE) {
+  const results = [];
+  let current = published;
+  let memory = pending;
+  for (const [atMs, d] of steps) {
+    const result = debounce(current, d, memory, atMs);
+    results.push(result);
+    current = result.published;
+    memory = result.pending;
+  }
+  return results;
+}
+
+describe('debounce', () => {
+  it('publishes blocked at once, even from idle', () => {
+    const result = debounce('idle', blocked, INITIAL_DEBOUNCE, T0);
+
+    expect(result).toMatchObject({ published: 'blocked', action: 'publish', reason: 'blocked-at-once' });
+  });
+
+  it('publishes strong working at once', () => {
+    const result = debounce('idle', strongWorking, INITIAL_DEBOUNCE, T0);
+
+    expect(result).toMatchObject({ published: 'working', action: 'publish', reason: 'working-at-once' });
+  });
+
+  it('publishes process exit at once, as final', () => {
+    const exit = decision({ raw: 'idle', winner: 'process-exit', step: 'process-exit', isFinal: true });
+
+    const result = debounce('working', exit, INITIAL_DEBOUNCE, T0);
+
+    expect(result).toMatchObject({ published: 'idle', action: 'publish', reason: 'final' });
+  });
+
+  it('holds the published state on a freeze decision and keeps a pending idle hold as it was', () => {
+    const [first] = run('working', [[T0, weakIdle]]);
+    const frozen = decision({ raw: 'working', winner: 'freeze', step: 'freeze' });
+
+    const result = debounce('working', frozen, first!.pending, T0 + 500);
+
+    expect(result).toMatchObject({ published: 'working', action: 'hold', reason: 'freeze' });
+    expect(result.pending.idleRunMs).toBe(T0);
+  });
+
+  it('needs weak working to persist before it replaces idle', () => {
+    const [early, confirmed] = run('idle', [
+      [T0, weakWorking],
+      [T0 + WEAK_WORKING_CONFIRM_MS, weakWorking],
+    ]);
+
+    expect(early).toMatchObject({ published: 'idle', action: 'hold', reason: 'weak-working-confirming' });
+    expect(confirmed).toMatchObject({ published: 'working', action: 'publish', reason: 'weak-working-confirmed' });
+  });
+
+  it('publishes weak working at once when leaving blocked (the operator answered)', () => {
+    expect(debounce('blocked', weakWorking, INITIAL_DEBOUNCE, T0).published).toBe('working');
+  });
+
+  it('holds strong idle for IDLE_HOLD_STRONG_MS, then publishes', () => {
+    const [first, before, after] = run('working', [
+      [T0, strongIdle],
+      [T0 + IDLE_HOLD_STRONG_MS - 1, strongIdle],
+      [T0 + IDLE_HOLD_STRONG_MS, strongIdle],
+    ]);
+
+    expect(first).toMatchObject({ published: 'working', action: 'hold', reason: 'idle-holding' });
+    expect(before?.published).toBe('working');
+    expect(after).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-hold-elapsed' });
+  });
+
+  it('holds weak idle longer than strong idle', () => {
+    const [, atStrongHold, atWeakHold] = run('working', [
+      [T0, weakIdle],
+      [T0 + IDLE_HOLD_STRONG_MS, weakIdle],
+      [T0 + IDLE_HOLD_WEAK_MS, weakIdle],
+    ]);
+
+    expect(atStrongHold?.published).toBe('working');
+    expect(atWeakHold?.published).toBe('idle');
+  });
+
+  it('does not flash idle in a tool-call gap: strong working restarts the hold', () => {
+    const results = run('working', [
+      [T0, weakIdle],
+      [T0 + 1500, strongWorking],
+      [T0 + 1600, weakIdle],
+      [T0 + 3000, weakIdle],
+    ]);
+
+    expect(results.map((r) => r.published)).toEqual(['working', 'working', 'working', 'working']);
+    expect(results[3]?.reason).toBe('idle-holding');
+  });
+
+  it('a busy CPU vetoes weak idle, but only up to the hold cap', () => {
+    const busyIdle = { ...weakIdle, isCpuBusy: true };
+    const [vetoed, capped] = run('working', [
+      [T0, busyIdle],
+      [T0 + IDLE_HOLD_CAP_MS, busyIdle],
+    ]);
+
+    expect(vetoed).toMatchObject({ published: 'working', reason: 'idle-cpu-veto' });
+    expect(capped).toMatchObject({ published: 'idle', reason: 'idle-hold-cap' });
+  });
+
+  it('oscillating weak working cannot pin working beyond the hold cap', () => {
+    const steps: (readonly [number, typeof weakIdle])[] = [];
+    for (let t = 0; t <= IDLE_HOLD_CAP_MS; t += 500) steps.push([T0 + t, t % 1000 === 0 ? weakIdle : weakWorking]);
+
+    const results = run('working', steps);
+
+    expect(results.at(-1)).toMatchObject({ published: 'idle', reason: 'idle-hold-cap' });
+    expect(results.slice(0, -1).every((r) => r.published === 'working')).toBe(true);
+  });
+
+  it('strong idle is not vetoed by a busy CPU', () => {
+    const [, after] = run('working', [
+      [T0, { ...strongIdle, isCpuBusy: true }],
+      [T0 + IDLE_HOLD_STRONG_MS, { ...strongIdle, isCpuBusy: true }],
+    ]);
+
+    expect(after?.published).toBe('idle');
+  });
+
+  it('does not flap to unknown on one empty tick', () => {
+    const results = run('working', [
+      [T0, nothing],
+      [T0 + 1000, strongWorking],
+    ]);
+
+    expect(results.map((r) => [r.published, r.reason])).toEqual([
+      ['working', 'unknown-grace'],
+      ['working', 'same-as-published'],
+    ]);
+  });
+
+  it('publishes unknown after UNKNOWN_HOLD_MS of nothing', () => {
+    const [, , last] = run('idle', [
+      [T0, nothing],
+      [T0 + 1000, nothing],
+      [T0 + UNKNOWN_HOLD_MS, nothing],
+    ]);
+
+    expect(last).toMatchObject({ published: 'unknown', action: 'publish', reason: 'unknown-grace-elapsed' });
+  });
+
+  it('an empty tick inside an idle hold is neutral: the hold keeps its start', () => {
+    const [, , last] = run('working', [
+      [T0, strongIdle],
+      [T0 + 100, nothing],
+      [T0 + IDLE_HOLD_STRONG_MS, strongIdle],
+    ]);
+
+    expect(last?.published).toBe('idle');
+  });
+
+  it('counts published transitions per minute and flags flapping', () => {
+    const steps: (readonly [number, typeof blocked])[] = [];
+    for (let i = 0; i < FLAP_ALERT_COUNT; i += 1) steps.push([T0 + i * 1000, i % 2 === 0 ? blocked : strongWorking]);
+
+    const results = run('idle', steps);
+    const later = debounce('working', blocked, results.at(-1)!.pending, T0 + (FLAP_ALERT_COUNT - 1) * 1000 + FLAP_WINDOW_MS);
+
+    expect(results.at(-2)).toMatchObject({ flapsPerMinute: FLAP_ALERT_COUNT - 1, isFlapping: false });
+    expect(results.at(-1)).toMatchObject({ flapsPerMinute: FLAP_ALERT_COUNT, isFlapping: true });
+    expect(later.flapsPerMinute).toBe(1);
+  });
+
+  it('reports the next deadline of a pending hold', () => {
+    const [held] = run('working', [[T0, strongIdle]]);
+
+    expect(debounceDeadlineMs(held!.pending, strongIdle)).toBe(T0 + IDLE_HOLD_STRONG_MS);
+    expect(debounceDeadlineMs(INITIAL_DEBOUNCE, strongIdle)).toBeUndefined();
+  });
+});
+
+describe('watchdog', () => {
+  const quietSince = T0;
+  const later = T0 + WATCHDOG_QUIET_MS;
+  /** A watchdog memory that saw the screen at revision 1 with nothing moving since T0. */
+  const quietMemory = { lastScreenRevision: 1, lastActivityMs: quietSince, stoppedSinceMs: undefined };
+
+  it('marks working stuck when nothing moved for WATCHDOG_QUIET_MS', () => {
+    const snap = snapshot({ lastOutputAtMs: quietSince });
+
+    const result = watchdog(quietMemory, 'working', snap, later);
+
+    expect(result).toMatchObject({ stuck: true, reason: 'quiet' });
+  });
+
+  it('is not stuck one millisecond before the window', () => {
+    expect(watchdog(quietMemory, 'working', snapshot({ lastOutputAtMs: quietSince }), later - 1).stuck).toBe(false);
+  });
+
+  it.each([
+    ['recent output', snapshot({ lastOutputAtMs: later - 100 })],
+    ['a screen change', snapshot({ screen: screen({ revision: 2 }) })],
+    ['CPU above quiet', snapshot({ process: sampledProcess({ cpuRate: 0.1 }) })],
+    ['a live child', snapshot({ process: sampledProcess({ children: [child({ comm: 'cargo', state: 'S' })] }) })],
+    ['a first sample with no rate yet', snapshot({ process: sampledProcess({ cpuRate: undefined }) })],
+  ])('is not stuck with %s', (_name, snap) => {
+    expect(watchdog(quietMemory, 'working', snap, later).stuck).toBe(false);
+  });
+
+  it('does not count a zombie child as live', () => {
+    const snap = snapshot({ process: sampledProcess({ children: [child({ state: 'Z' })] }) });
+
+    expect(watchdog(quietMemory, 'working', snap, later).stuck).toBe(true);
+  });
+
+  it('never marks anything but working, so it never hides blocked', () => {
+    const result = watchdog(quietMemory, 'blocked', snapshot(), later);
+
+    expect(result).toMatchObject({ stuck: false, reason: 'not-working' });
+  });
+
+  it('without /proc it cannot conclude quiet and never marks stuck', () => {
+    const result = watchdog(quietMemory, 'working', snapshot({ process: unsampledProcess() }), later + 60_000);
+
+    expect(result).toMatchObject({ stuck: false, reason: 'unsampled' });
+  });
+
+  it('marks a SIGSTOPped working agent stuck after STOPPED_STUCK_MS, even with a live child', () => {
+    const stopped = snapshot({ process: sampledProcess({ agentState: 'T', isStopped: true, children: [child()] }) });
+
+    const first = watchdog(INITIAL_WATCHDOG, 'working', stopped, T0);
+    const second = watchdog(first.state, 'working', stopped, T0 + STOPPED_STUCK_MS);
+
+    expect(first).toMatchObject({ stuck: false, reason: 'stopped-grace' });
+    expect(second).toMatchObject({ stuck: true, reason: 'stopped' });
+  });
+
+  it('clears stuck as soon as something moves', () => {
+    const moving = watchdog(quietMemory, 'working', snapshot({ lastOutputAtMs: later + 10 }), later + 10);
+
+    expect(moving.stuck).toBe(false);
+  });
+
+  it('reports when stuck could next be concluded', () => {
+    expect(watchdogDeadlineMs(quietMemory, 'working', false)).toBe(quietSince + WATCHDOG_QUIET_MS);
+    expect(watchdogDeadlineMs(quietMemory, 'idle', false)).toBeUndefined();
+  });
+});

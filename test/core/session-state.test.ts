@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { initialSessionState, markSeen, reduceSession, rollUp, type PublishedFrame, type SessionState } from '../../src/core/session-state.js';
+import type { AgentState, RawState } from '../../src/core/types.js';
+
+function frame(raw: RawState, overrides: Partial<PublishedFrame> = {}): PublishedFrame {
+  return { raw, stuck: false, winner: raw === 'unknown' ? 'none' : 'screen-rule', ruleId: undefined, ...overrides };
+}
+
+/** Reduces raw states published one second apart, starting at t = 1000. */
+function through(...raws: RawState[]): SessionState {
+  return raws.reduce((state, raw, i) => reduceSession(state, frame(raw), 1000 * (i + 1)), initialSessionState(0));
+}
+
+describe('session reducer', () => {
+  it('starts unknown, seen, at revision 0', () => {
+    expect(initialSessionState(0)).toMatchObject({ state: 'unknown', seen: true, revision: 0, stuck: false });
+  });
+
+  it('reaching idle after working is done, not seen', () => {
+    const state = through('working', 'idle');
+
+    expect(state).toMatchObject({ state: 'done', raw: 'idle', seen: false, stateSinceMs: 2000 });
+  });
+
+  it('reaching idle without work is plain idle', () => {
+    expect(through('unknown', 'idle').state).toBe('idle');
+  });
+
+  it('work that passes through unknown still ends in done', () => {
+    expect(through('working', 'unknown', 'idle').state).toBe('done');
+  });
+
+  it('blocked counts as work: idle after an answered dialog is done', () => {
+    expect(through('blocked', 'idle').state).toBe('done');
+  });
+
+  it('marking seen turns done into idle, with a new revision and state_since', () => {
+    const done = through('working', 'idle');
+
+    const seen = markSeen(done, 5000);
+
+    expect(seen).toMatchObject({ state: 'idle', seen: true, revision: done.revision + 1, stateSinceMs: 5000 });
+  });
+
+  it('a keystroke while working does not suppress the done that follows', () => {
+    const working = through('working');
+
+    const afterKeystroke = markSeen(working, 1500);
+    const finished = reduceSession(afterKeystroke, frame('idle'), 3000);
+
+    expect(finished.state).toBe('done');
+  });
+
+  it('marking seen twice changes nothing the second time', () => {
+    const once = markSeen(through('working', 'idle'), 5000);
+
+    expect(markSeen(once, 6000)).toBe(once);
+  });
+
+  it('counts a revision for every visible change and none for a repeat', () => {
+    const working = through('working');
+
+    const repeat = reduceSession(working, frame('working'), 3000);
+    const stuck = reduceSession(working, frame('working', { stuck: true }), 3000);
+
+    expect(repeat).toBe(working);
+    expect(stuck).toMatchObject({ stuck: true, revision: working.revision + 1, stateSinceMs: working.stateSinceMs });
+  });
+
+  it('stuck is only ever set on working', () => {
+    const blocked = reduceSession(initialSessionState(0), frame('blocked', { stuck: true }), 1000);
+
+    expect(blocked.stuck).toBe(false);
+  });
+
+  it('carries the winner and rule id of what it publishes', () => {
+    const state = reduceSession(initialSessionState(0), frame('blocked', { winner: 'osc-title', ruleId: 'action-required' }), 1000);
+
+    expect(state).toMatchObject({ winner: 'osc-title', ruleId: 'action-required' });
+  });
+});
+
+describe('rollUp', () => {
+  it.each<[AgentState[], AgentState]>([
+    [['idle', 'working', 'done', 'blocked', 'unknown'], 'blocked'],
+    [['idle', 'working', 'done', 'unknown'], 'done'],
+    [['unknown', 'idle', 'working'], 'working'],
+    [['unknown', 'idle'], 'idle'],
+    [['unknown'], 'unknown'],
+    [[], 'unknown'],
+  ])('rolls %j up to %s', (states, expected) => {
+    expect(rollUp(states)).toBe(expected);
+  });
+});
