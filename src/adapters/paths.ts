@@ -45,3 +45,6 @@ export function userPacksDir(env: NodeJS.ProcessEnv): string | undefined {
   if (home !== undefined && home !== '') return join(home, '.config', 'agentwrap', 'packs');
   return undefined;
 }
+
+/** The bundled demo agent, as compiled by tsc (a standalone program agentwrap wraps). */
+export const DEMO_AGENT_PATH = join(PACKAGE_ROOT, 'dist', 'src', 'demo', 'agent.js');

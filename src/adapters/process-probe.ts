@@ -13,6 +13,7 @@ import {
   parseStat,
   processEvidenceFrom,
   INITIAL_CPU_TRACKER,
+  isZombieState,
   type CpuTracker,
   type ProcStat,
 } from '../core/process.js';
@@ -81,8 +82,9 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
       const hasProc = readIfPresent(`${procRoot}/self/stat`) !== undefined;
       return { sampled: false, reason: hasProc ? `process ${rootPid} not found` : `no procfs at ${procRoot}` };
     }
-    if (hasChildrenFiles === undefined && !isZombieLike(root.state)) {
+    if (hasChildrenFiles === undefined && !isZombieState(root.state)) {
       // Checked once: the kernel either has CONFIG_PROC_CHILDREN or not, for the whole session.
+      // (A zombie has no task directory, so its missing children file says nothing about the kernel.)
       hasChildrenFiles = readIfPresent(`${procRoot}/${rootPid}/task/${rootPid}/children`) !== undefined;
     }
     if (hasChildrenFiles === false) {
@@ -107,9 +109,4 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
       }
     },
   };
-}
-
-/** A zombie's task directory is gone, so its children file is too; that is not a missing kernel feature. */
-function isZombieLike(state: string): boolean {
-  return state === 'Z' || state === 'X';
 }

@@ -56,10 +56,45 @@ export interface PtySpawnOptions {
   /** The complete environment the child gets (see childEnvironment). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Run the command under the job-control helper (default true): see JOB_CONTROL_SCRIPT. */
+  readonly jobControl?: boolean;
 }
 
+/**
+ * Why a helper at all: forkpty makes the child the leader of a new session, so its process
+ * group is orphaned (its parent, agentwrap, is in another session), and Linux discards
+ * SIGTSTP/SIGTTIN/SIGTTOU with default action for orphaned groups. Ctrl-Z would then do
+ * nothing at all, where the same agent run from a shell stops. So a POSIX sh with job control
+ * (`set -m`) leads the pty session, as a login shell does in a real terminal, and runs the
+ * agent as its foreground job. When the job stops, the helper stops itself with SIGSTOP (the
+ * one stop signal an orphaned group still obeys); agentwrap sees that through SIGCHLD and
+ * suspends too. On SIGCONT the helper queues a SIGWINCH for the job (so it redraws) and puts
+ * it back in the foreground. Its exit status is the job's (128+N after signal N).
+ * The shell's own job notices go to /dev/null; the agent gets the real stderr back on fd 2.
+ * dash (Debian's sh) leaves the environment as it is; a bash-as-sh would bump SHLVL.
+ */
+export const JOB_CONTROL_SCRIPT = [
+  'set -m',
+  'exec 3>&2 2>/dev/null',
+  '"$@" 2>&3 3>&-',
+  'status=$?',
+  'while kill -0 %1; do',
+  '  kill -STOP $$',
+  '  kill -WINCH %1',
+  '  fg %1 >/dev/null 2>&3 3>&-',
+  '  status=$?',
+  'done',
+  'exit $status',
+].join('\n');
+
+/** The shell that runs JOB_CONTROL_SCRIPT; POSIX job control is all it needs. */
+export const JOB_CONTROL_SHELL = '/bin/sh';
+
 export interface PtyProcess {
+  /** The pty's own child: the job-control helper, or the command itself without one. */
   readonly pid: number;
+  /** The command's pid: the helper's child once it forked, or `pid` without a helper. */
+  commandPid(): number | undefined;
   /** The slave side, e.g. /dev/pts/3. */
   readonly ptsName: string;
   /** Output as it arrives. Listeners run synchronously, in subscription order. */
@@ -68,14 +103,17 @@ export interface PtyProcess {
   readonly exited: Promise<PtyExit>;
   write(data: Buffer | string): void;
   resize(cols: number, rows: number): void;
-  /** A signal to the child itself (default SIGHUP, as a closing terminal would send). */
+  /** A signal to the pty's child (default SIGHUP, as a closing terminal would send). */
   kill(signal?: NodeJS.Signals): void;
-  /** A signal to the child's whole process group (it leads its own session on the pty). */
+  /** A signal to the pty child's process group (it leads its own session on the pty). */
   signalGroup(signal: NodeJS.Signals): void;
-  /** Fires when the child itself is stopped (SIGTSTP, SIGSTOP…), seen through SIGCHLD + /proc. */
+  /**
+   * A signal to the pty's foreground process group, as the keyboard would send it (Ctrl-C →
+   * SIGINT); the child's group where /proc cannot tell the foreground.
+   */
+  signalForeground(signal: NodeJS.Signals): void;
+  /** Fires when the pty's child is stopped (the helper after its job stopped, or SIGSTOP). */
   onStopped(listener: () => void): () => void;
-  /** Makes whatever runs in the pty's foreground redraw: SIGWINCH to that process group. */
-  requestRedraw(): void;
   /** Closes the pty and stops listening. Safe to call twice. */
   dispose(): void;
 }
@@ -178,6 +216,19 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
 }
 
+/** Children of `pid` (Linux /proc/<pid>/task/<pid>/children); empty where unavailable. */
+export function readChildPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((word) => word !== '')
+      .map(Number);
+  } catch {
+    // No /proc, or the process is gone: no children known.
+    return [];
+  }
+}
+
 /** The node-pty 1.1.0 internals we rely on, checked at spawn time. */
 interface NodePtyInternals {
   readonly _socket?: unknown;
@@ -196,7 +247,11 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 }
 
 export function spawnPty(options: PtySpawnOptions): PtyProcess {
-  const term = nodePty.spawn(options.file, [...options.args], {
+  const [file, args] =
+    options.jobControl ?? true
+      ? [JOB_CONTROL_SHELL, ['-c', JOB_CONTROL_SCRIPT, 'agentwrap-job', options.file, ...options.args]]
+      : [options.file, [...options.args]];
+  const term = nodePty.spawn(file, args, {
     name: options.env['TERM'] ?? 'xterm',
     cols: options.cols,
     rows: options.rows,
@@ -352,16 +407,13 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
         if (stopListeners.size === 0) process.removeListener('SIGCHLD', onSigchld);
       };
     },
-    requestRedraw() {
+    signalForeground(signal) {
       const foreground = readProcStat(pid)?.tpgid;
-      if (foreground !== undefined && foreground > 0) {
-        signalQuietly(-foreground, 'SIGWINCH');
-        return;
-      }
-      // No /proc: make the kernel send SIGWINCH to the right group by changing the size.
-      const { cols, rows } = term;
-      resize(cols + 1, rows);
-      resize(cols, rows);
+      signalQuietly(foreground !== undefined && foreground > 0 ? -foreground : -pid, signal);
+    },
+    commandPid() {
+      if (!(options.jobControl ?? true)) return pid;
+      return readChildPids(pid)[0];
     },
     dispose() {
       if (isDisposed) return;

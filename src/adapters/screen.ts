@@ -81,6 +81,8 @@ export interface ScreenOptions {
   readonly exact?: boolean;
   /** Parse in a worker thread (needs the built dist/…/screen-worker.js). Default false. */
   readonly worker?: boolean;
+  /** Called once if the worker dies; the mirror then stops (last view kept, writes resolve). */
+  readonly onWorkerError?: (error: Error) => void;
   /** Overrides the flow-control marks (tests); defaults are the constants above. */
   readonly backlogHighBytes?: number;
   readonly backlogLowBytes?: number;
@@ -662,9 +664,17 @@ class WorkerScreen extends FlowControlledScreen {
     // The mirror must never keep the process alive once the agent has exited.
     this.worker.unref();
     this.worker.on('message', (reply: ScreenWorkerReply) => this.onReply(reply));
-    // A dead worker cannot parse any more: resolve every waiter rather than hang the session.
-    this.worker.on('error', () => this.dispose());
-    this.worker.on('exit', () => this.dispose());
+    // A dead worker cannot parse any more: resolve every waiter rather than hang the session,
+    // keep the last view, and tell the owner (the passthrough itself is unaffected).
+    const onWorkerError = options.onWorkerError;
+    this.worker.on('error', (error: Error) => {
+      this.dispose();
+      onWorkerError?.(error);
+    });
+    this.worker.on('exit', (code: number) => {
+      if (!this.isDisposed) onWorkerError?.(new Error(`screen worker exited with code ${code}`));
+      this.dispose();
+    });
   }
 
   view(): ScreenView {

@@ -51,8 +51,13 @@ export interface LaunchOptions {
 }
 
 export interface LaunchedSession {
-  /** The agent's pid (it leads its own session and process group on the PTY). */
+  /**
+   * The pty's own child: the job-control helper whose only child is the agent, so its process
+   * tree is the agent's tree plus one idle shell.
+   */
   readonly pid: number;
+  /** The agent's own pid, once the helper forked it (Linux /proc); undefined before or elsewhere. */
+  agentPid(): number | undefined;
   /** The PTY's current size. */
   size(): TerminalSize;
   /** Output chunks, after they were written to the user's terminal. */
@@ -66,7 +71,7 @@ export interface LaunchedSession {
    * leftover modes were reset and the terminal restored. Never rejects.
    */
   readonly exited: Promise<LaunchExit>;
-  /** A signal to the agent. */
+  /** A signal to the pty's foreground process group (the agent, or the job it runs). */
   kill(signal?: NodeJS.Signals): void;
 }
 
@@ -138,21 +143,23 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // terminal back and stops too; on `fg` it takes the terminal again, continues the agent's
   // group and asks it to redraw.
   let isResuming = false;
+  // The job-control helper (pty.ts) stops when the agent stopped, and once continued puts the
+  // agent back in the pty's foreground with a SIGWINCH so it redraws.
   disposers.push(
     pty.onStopped(() => {
       isResuming = true;
       terminal.suspendSelf();
-      pty.signalGroup('SIGCONT');
       applySize(terminal.size());
-      pty.requestRedraw();
+      pty.signalGroup('SIGCONT');
     }),
   );
 
   let graceTimer: NodeJS.Timeout | undefined;
   if (options.forwardSignals ?? true) {
+    // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
     const forward = (signal: NodeJS.Signals): void => {
-      pty.kill(signal);
-      graceTimer ??= setTimeout(() => pty.kill('SIGKILL'), SIGNAL_GRACE_MS);
+      pty.signalForeground(signal);
+      graceTimer ??= setTimeout(() => pty.signalForeground('SIGKILL'), SIGNAL_GRACE_MS);
     };
     for (const signal of FORWARDED_SIGNALS) {
       process.on(signal, forward);
@@ -160,7 +167,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     }
     // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
     // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
-    const onTstp = (): void => pty.signalGroup('SIGTSTP');
+    const onTstp = (): void => pty.signalForeground('SIGTSTP');
     process.on('SIGTSTP', onTstp);
     disposers.push(() => process.removeListener('SIGTSTP', onTstp));
     // Continued after someone else stopped agentwrap (kill -STOP, then fg): the shell took the
@@ -184,6 +191,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     if (isFinished) return;
     terminal.write(modes.resetSequence());
     terminal.restore();
+    pty.signalForeground('SIGHUP');
     pty.kill('SIGHUP');
   };
   process.on('exit', onProcessExit);
@@ -205,6 +213,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 
   return {
     pid: pty.pid,
+    agentPid: () => pty.commandPid(),
     size: () => size,
     onOutput(listener) {
       outputTaps.add(listener);
@@ -220,7 +229,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     },
     exited,
     kill(signal = 'SIGHUP') {
-      pty.kill(signal);
+      pty.signalForeground(signal);
     },
   };
 }

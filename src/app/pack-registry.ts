@@ -87,7 +87,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
   const result = parsePack(text, path);
   switch (result.kind) {
     case 'invalid':
-      return { pack: undefined, status: 'invalid', agent: undefined, problems: result.errors.map(formatPackIssue), issues: [...result.errors] };
+      return { pack: undefined, status: 'invalid', agent: result.agent, problems: result.errors.map(formatPackIssue), issues: [...result.errors] };
     case 'needs-newer-engine':
       return { pack: undefined, status: 'needs-newer-engine', agent: result.agent, problems: [formatPackIssue(result.issue)], issues: [result.issue] };
     case 'ok':
@@ -143,6 +143,7 @@ export class PackRegistry {
   private files: FileState[] = [];
   private live = new Map<string, LoadedPack>();
   private readonly noteList: string[] = [];
+  private droppedNotes = 0;
   private lastCheckMs: number | undefined;
 
   private constructor(options: PackRegistryOptions) {
@@ -203,6 +204,15 @@ export class PackRegistry {
   /** Load and reload messages, oldest first (bounded). */
   notes(): readonly string[] {
     return this.noteList;
+  }
+
+  /**
+   * Notes added since position `from` of the registry's whole note history, and the position to
+   * pass next time. Notes that already dropped off the bounded list are skipped.
+   */
+  notesSince(from: number): { notes: readonly string[]; next: number } {
+    const next = this.droppedNotes + this.noteList.length;
+    return { notes: this.noteList.slice(Math.max(0, from - this.droppedNotes)), next };
   }
 
   get userPacksDir(): string | undefined {
@@ -278,8 +288,34 @@ export class PackRegistry {
 
   private note(message: string): void {
     this.noteList.push(message);
-    if (this.noteList.length > MAX_NOTES) this.noteList.splice(0, this.noteList.length - MAX_NOTES);
+    if (this.noteList.length > MAX_NOTES) {
+      const excess = this.noteList.length - MAX_NOTES;
+      this.noteList.splice(0, excess);
+      this.droppedNotes += excess;
+    }
   }
+}
+
+/**
+ * A per-tick pack lookup for a running session (matches session.ts `PackSource`): checks the user
+ * directory for edits (rate-limited by `refresh`) and returns the live pack, so an edited user
+ * pack takes effect without a restart. Reports each reload or kept-last-good once via `onNote`.
+ */
+export function livePackSource(
+  registry: PackRegistry,
+  select: { readonly agent: string } | { readonly command: string },
+  onNote?: (message: string) => void,
+): (nowMs: number) => LoadedPack | undefined {
+  let cursor = registry.notesSince(0).next;
+  const lookup = (): LoadedPack | undefined =>
+    'agent' in select ? registry.packForAgent(select.agent) : registry.packForCommand(select.command);
+  return (nowMs) => {
+    registry.refresh(nowMs);
+    const fresh = registry.notesSince(cursor);
+    cursor = fresh.next;
+    if (onNote !== undefined) for (const note of fresh.notes) onNote(note);
+    return lookup();
+  };
 }
 
 /** The registry as agentwrap uses it: bundled `packs/`, then the user pack directory from `env`. */

@@ -7,12 +7,13 @@
  * (through `onWarning`), the store keeps the latest record and retries on its own timer; the
  * next success ends the episode, and a later failure warns again.
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   createHeartbeat,
   DEFAULT_RECORD_TTL_MS,
   isHeartbeatLive,
+  isLive,
   isRecordLive,
   parseHeartbeat,
   parsePublishedRecord,
@@ -94,7 +95,6 @@ function errnoCode(error: unknown): string | undefined {
 }
 
 function describeFailure(error: unknown): string {
-  if (error instanceof StateDirError) return error.message;
   const code = errnoCode(error);
   const detail = error instanceof Error ? error.message : String(error);
   if (code === 'ENOSPC') return `disk full (${detail})`;
@@ -126,10 +126,9 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     healthy = false;
     if (warned) return;
     warned = true;
-    options.onWarning(
-      `not publishing session state to ${options.root}: ${describeFailure(error)}. ` +
-        `The agent keeps running; agentwrap retries every ${Math.round(retryMs / 1000)} s.`,
-    );
+    // A StateDirError already names the path; other errors (disk full, EACCES) get the root.
+    const what = error instanceof StateDirError ? error.message : `${options.root}: ${describeFailure(error)}`;
+    options.onWarning(`not publishing session state: ${what}. The agent keeps running; agentwrap retries every ${Math.round(retryMs / 1000)} s.`);
   }
 
   function succeed(): void {
@@ -384,6 +383,37 @@ export function readHeartbeats(root: string, nowWallMs: number, uid: number | un
     }
   }
   return heartbeats;
+}
+
+/**
+ * Deletes agentwrap's own leftovers from crashed wrappers: records written by agentwrap whose
+ * lease has expired AND whose wrapper is dead, and their stale socket file when it sits in
+ * `<root>/sockets/`. Other writers' files are never touched (convention §4.4: they expire by
+ * TTL). Returns the keys removed. Never throws.
+ */
+export function sweepStaleRecords(
+  root: string,
+  nowWallMs: number,
+  isPidAlive: (pid: number) => boolean,
+  uid: number | undefined = currentUid(),
+): string[] {
+  if (checkStateRootForReading(root, uid) !== undefined) return [];
+  const layout = stateLayout(root);
+  const removed: string[] = [];
+  for (const name of listJsonFiles(layout.sessionsDir)) {
+    const path = join(layout.sessionsDir, name);
+    try {
+      const record = parseRecord(readJsonFile(path, uid));
+      if (record === undefined || isLive(record, nowWallMs) || isPidAlive(record.wrapper_pid)) continue;
+      unlinkSync(path);
+      removed.push(name.slice(0, -'.json'.length));
+      if (dirname(record.control) === layout.socketsDir && lstatSync(record.control).isSocket()) unlinkSync(record.control);
+    } catch (error) {
+      // Best effort: a file that vanished, is not ours, or cannot be removed is left for next time.
+      if (!(error instanceof SkipFile) && errnoCode(error) === undefined) throw error;
+    }
+  }
+  return removed;
 }
 
 // ── finding a session by what a person types ──────────────────────────────────────────────

@@ -257,9 +257,9 @@ function describeGate(gate: CompiledGate): string {
   switch (gate.kind) {
     case 'all':
     case 'any':
-      return `${gate.kind}[${gate.gates.length}]`;
+      return `${gate.kind}(${gate.gates.map(describeGate).join(', ')})`;
     case 'not':
-      return `not ${describeGate(gate.gate)}`;
+      return `not(${describeGate(gate.gate)})`;
     case 'contains':
       return `contains ${q(gate.text)}`;
     case 'regex':

@@ -90,7 +90,12 @@ export interface PackIssue {
 
 export type PackParseResult =
   | { readonly kind: 'ok'; readonly pack: Pack; readonly warnings: readonly PackIssue[] }
-  | { readonly kind: 'invalid'; readonly errors: readonly PackIssue[] }
+  | {
+      readonly kind: 'invalid';
+      readonly errors: readonly PackIssue[];
+      /** The `agent` value when it could be read, so listings can say whose pack is broken. */
+      readonly agent: string | undefined;
+    }
   | {
       readonly kind: 'needs-newer-engine';
       readonly agent: string | undefined;
@@ -280,6 +285,26 @@ class LineIndex {
   }
 }
 
+/** Edit distance, for "did you mean" on unknown keys (keys are short, so O(n·m) is nothing). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function unknownKeyMessage(key: string, known: ReadonlySet<string>, what: string): string {
+  const close = [...known].filter((k) => k !== 'rule' && editDistance(key, k) <= 2);
+  const hint = close.length > 0 ? `did you mean "${close[0]}"?` : `${what}: ${[...known].filter((k) => k !== 'rule').join(', ')}`;
+  return `unknown ${what === 'rule keys' ? '' : 'top-level '}key "${key}" (${hint})`;
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -421,7 +446,7 @@ function parseRule(raw: unknown, index: number, pack: { carets: readonly string[
   }
 
   for (const key of Object.keys(raw)) {
-    if (!RULE_KEYS.has(key)) err(key, `unknown key "${key}" (rule keys: ${[...RULE_KEYS].join(', ')})`);
+    if (!RULE_KEYS.has(key)) err(key, unknownKeyMessage(key, RULE_KEYS, 'rule keys'));
   }
 
   let id = '';
@@ -536,7 +561,7 @@ export function parsePack(text: string, path: string): PackParseResult {
   const byteLength = new TextEncoder().encode(text).length;
   if (byteLength > PACK_LIMITS.maxPackBytes) {
     out.error(undefined, undefined, `pack is ${byteLength} bytes, more than the limit of ${PACK_LIMITS.maxPackBytes}`);
-    return { kind: 'invalid', errors: out.errors };
+    return { kind: 'invalid', errors: out.errors, agent: undefined };
   }
   let doc: Table;
   try {
@@ -548,7 +573,7 @@ export function parsePack(text: string, path: string): PackParseResult {
     } else {
       out.error(undefined, undefined, `TOML could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return { kind: 'invalid', errors: out.errors };
+    return { kind: 'invalid', errors: out.errors, agent: undefined };
   }
   const lines = new LineIndex(text);
   const topErr = (key: string, message: string): void => out.error(lines.keyLine(key, undefined), undefined, message);
@@ -572,7 +597,7 @@ export function parsePack(text: string, path: string): PackParseResult {
   }
 
   for (const key of Object.keys(doc)) {
-    if (!TOP_KEYS.has(key)) topErr(key, `unknown top-level key "${key}" (pack keys: ${[...TOP_KEYS].filter((k) => k !== 'rule').join(', ')}, [[rule]])`);
+    if (!TOP_KEYS.has(key)) topErr(key, unknownKeyMessage(key, TOP_KEYS, 'pack keys'));
   }
 
   const schemaVersion = doc['schema_version'];
@@ -650,7 +675,7 @@ export function parsePack(text: string, path: string): PackParseResult {
     }
   }
 
-  if (out.errors.length > 0 || minEngine === undefined) return { kind: 'invalid', errors: out.errors };
+  if (out.errors.length > 0 || minEngine === undefined) return { kind: 'invalid', errors: out.errors, agent: agentName };
   return {
     kind: 'ok',
     pack: {

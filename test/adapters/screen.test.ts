@@ -23,14 +23,14 @@ afterEach(() => {
   for (const s of created.splice(0)) s.dispose();
 });
 
-function screen(overrides: Partial<ScreenOptions> = {}): { screen: Screen; clock: ReturnType<typeof manualClock> } {
+function screenOn(overrides: Partial<ScreenOptions> = {}): { screen: Screen; clock: ReturnType<typeof manualClock> } {
   const clock = manualClock(1_000);
   const s = createScreen({ cols: 40, rows: 10, clock, ...overrides });
   created.push(s);
   return { screen: s, clock };
 }
 
-/** What runs on the main thread and in the worker alike; the parser-level cases run once. */
+/** What runs on the main thread and in the worker alike; parser-level cases run once. */
 const MODES = [
   { name: 'on the main thread', worker: false, inFlightMaxBytes: IN_FLIGHT_MAX_BYTES, skip: false },
   { name: 'in a worker thread', worker: true, inFlightMaxBytes: WORKER_IN_FLIGHT_MAX_BYTES, skip: !IS_WORKER_BUILT },
@@ -38,130 +38,224 @@ const MODES = [
 
 const osc = (payload: string, terminator = '\x07'): string => `\x1b]${payload}${terminator}`;
 
-describe.each(MODES)('the screen mirror $name', ({ worker, inFlightMaxBytes, skip }) => {
+const FLOOD_BYTES = 60 * 1024 * 1024;
+let floodCache: Buffer | undefined;
+/** 60 MB of TUI frames, generated once for all modes. */
+function flood(): Buffer {
+  floodCache ??= tuiBytes(FLOOD_BYTES, 80, 24);
+  return floodCache;
+}
+
+describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) => {
   const screen = (overrides: Partial<ScreenOptions> = {}): ReturnType<typeof screenOn> => screenOn({ worker, ...overrides });
-  if (skip) it.skip('needs the worker built (npm run build)', () => undefined);
-  else {
-  describe('the screen view', () => {
-  it('shows the live viewport, not the scrollback, after 200 lines on a 24-row screen', async () => {
-    const { screen: s } = screen({ cols: 80, rows: 24, scrollback: 1_000 });
-    const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
 
-    await s.write(lines.join('\r\n'));
+  describe.skipIf(skip)('the screen view', () => {
+    it('shows the live viewport, not the scrollback, after 200 lines on a 24-row screen', async () => {
+      const { screen: s } = screen({ cols: 80, rows: 24, scrollback: 1_000 });
+      const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
 
-    const view = s.view();
-    expect(view.rows).toHaveLength(24);
-    expect(view.rows[0]).toBe('line 177');
-    expect(view.rows[23]).toBe('line 200');
-    expect(view.cursorRow).toBe(23);
-    expect(view.cursorCol).toBe('line 200'.length);
-  });
+      await s.write(lines.join('\r\n'));
 
-  it('trims trailing blanks and reports the cursor where CSI H put it', async () => {
-    const { screen: s } = screen();
+      const view = s.view();
+      expect(view.rows).toHaveLength(24);
+      expect(view.rows[0]).toBe('line 177');
+      expect(view.rows[23]).toBe('line 200');
+      expect(view.cursorRow).toBe(23);
+      expect(view.cursorCol).toBe('line 200'.length);
+    });
 
-    await s.write('hello   \x1b[5;10Hx\x1b[5;10H');
+    it('trims trailing blanks and reports the cursor where CSI H put it', async () => {
+      const { screen: s } = screen();
 
-    const view = s.view();
-    expect(view.rows[0]).toBe('hello');
-    expect(view.rows[4]).toBe('         x');
-    expect([view.cursorRow, view.cursorCol]).toEqual([4, 9]);
-  });
+      await s.write('hello   \x1b[5;10Hx\x1b[5;10H');
 
-  it('flags the alternate screen between CSI ?1049h and CSI ?1049l', async () => {
-    const { screen: s } = screen();
-    await s.write('shell prompt');
+      const view = s.view();
+      expect(view.rows[0]).toBe('hello');
+      expect(view.rows[4]).toBe('         x');
+      expect([view.cursorRow, view.cursorCol]).toEqual([4, 9]);
+    });
 
-    await s.write('\x1b[?1049h\x1b[Hfull-screen app');
-    const inside = s.view();
-    await s.write('\x1b[?1049l');
-    const after = s.view();
+    it('flags the alternate screen between CSI ?1049h and CSI ?1049l', async () => {
+      const { screen: s } = screen();
+      await s.write('shell prompt');
 
-    expect(inside.isAlternateScreen).toBe(true);
-    expect(inside.rows[0]).toBe('full-screen app');
-    expect(after.isAlternateScreen).toBe(false);
-    expect(after.rows[0]).toBe('shell prompt');
-  });
+      await s.write('\x1b[?1049h\x1b[Hfull-screen app');
+      const inside = s.view();
+      await s.write('\x1b[?1049l');
+      const after = s.view();
 
-  it('reads nothing before the bytes are parsed: write resolves after parsing', async () => {
-    const { screen: s } = screen();
+      expect(inside.isAlternateScreen).toBe(true);
+      expect(inside.rows[0]).toBe('full-screen app');
+      expect(after.isAlternateScreen).toBe(false);
+      expect(after.rows[0]).toBe('shell prompt');
+    });
 
-    const written = s.write('parsed');
-    const before = s.view().rows[0];
-    await written;
+    it('reads nothing before the bytes are parsed: write resolves after parsing', async () => {
+      const { screen: s } = screen();
 
-    expect(before).toBe('');
-    expect(s.view().rows[0]).toBe('parsed');
-  });
+      const written = s.write('parsed');
+      const before = s.view().rows[0];
+      await written;
 
-  it('raises the revision only when the screen changed, and returns the cached view otherwise', async () => {
-    const { screen: s } = screen();
-    await s.write('same');
-    const first = s.view();
+      expect(before).toBe('');
+      expect(s.view().rows[0]).toBe('parsed');
+    });
 
-    const again = s.view();
-    await s.write('\x1b[1;1Hsame');
-    const unchanged = s.view();
-    await s.write(osc('2;a title only'));
-    const titleOnly = s.view();
-    await s.write(' more');
-    const changed = s.view();
+    it('raises the revision only when the screen changed, and returns the cached view otherwise', async () => {
+      const { screen: s } = screen();
+      await s.write('same');
+      const first = s.view();
 
-    expect(again).toBe(first);
-    expect(unchanged.revision).toBe(first.revision);
-    expect(titleOnly.revision).toBe(first.revision);
-    expect(changed.revision).toBe(first.revision + 1);
-    expect(changed.rows[0]).toBe('same more');
-  });
+      const again = s.view();
+      await s.write('\x1b[1;1Hsame');
+      const unchanged = s.view();
+      await s.write(osc('2;a title only'));
+      const titleOnly = s.view();
+      await s.write(' more');
+      const changed = s.view();
 
-  it('applies a resize in order with the writes before it', async () => {
-    const { screen: s } = screen();
+      expect(again).toBe(first);
+      expect(unchanged.revision).toBe(first.revision);
+      expect(titleOnly.revision).toBe(first.revision);
+      expect(changed.revision).toBe(first.revision + 1);
+      expect(changed.rows[0]).toBe('same more');
+    });
 
-    void s.write('x'.repeat(50));
-    await s.resize(60, 5);
+    it('applies a resize in order with the writes before it', async () => {
+      const { screen: s } = screen();
 
-    const view = s.view();
-    expect(view.cols).toBe(60);
-    expect(view.rows).toHaveLength(5);
-    expect(view.rows.join('')).toBe('x'.repeat(50));
-  });
-});
+      void s.write('x'.repeat(50));
+      await s.resize(60, 5);
 
-describe('OSC and BEL evidence', () => {
-  it('stamps every kind with the time its bytes arrived', async () => {
-    const { screen: s, clock } = screen();
-
-    clock.advanceTo(1_100);
-    await s.write(osc('0;first title'));
-    clock.advanceTo(1_200);
-    await s.write(osc('9;4;1;40', '\x1b\\'));
-    clock.advanceTo(1_300);
-    await s.write(osc('9;Build finished'));
-    clock.advanceTo(1_400);
-    await s.write('\x07');
-    clock.advanceTo(1_500);
-    await s.write(osc('133;D;2'));
-    clock.advanceTo(1_600);
-    await s.write(osc('2;second title'));
-
-    expect(s.evidence()).toEqual({
-      title: { text: 'second title', changedAtMs: 1_600, recentChangesMs: [1_100, 1_600] },
-      progress: { state: 1, value: 40, atMs: 1_200 },
-      lastMark: { kind: 'D', exitCode: 2, atMs: 1_500 },
-      lastNotificationAtMs: 1_300,
-      lastBellAtMs: 1_400,
+      const view = s.view();
+      expect(view.cols).toBe(60);
+      expect(view.rows).toHaveLength(5);
+      expect(view.rows.join('')).toBe('x'.repeat(50));
     });
   });
 
-  it('uses the arrival time even when parsing happens later', async () => {
-    const { screen: s, clock } = screen();
+  describe.skipIf(skip)('evidence timing', () => {
+    it('stamps every kind with the time its bytes arrived', async () => {
+      const { screen: s, clock } = screen();
 
-    const written = s.write(osc('2;arrived at 1000'));
-    clock.advanceTo(5_000);
-    await written;
+      clock.advanceTo(1_100);
+      await s.write(osc('0;first title'));
+      clock.advanceTo(1_200);
+      await s.write(osc('9;4;1;40', '\x1b\\'));
+      clock.advanceTo(1_300);
+      await s.write(osc('9;Build finished'));
+      clock.advanceTo(1_400);
+      await s.write('\x07');
+      clock.advanceTo(1_500);
+      await s.write(osc('133;D;2'));
+      clock.advanceTo(1_600);
+      await s.write(osc('2;second title'));
 
-    expect(s.evidence().title?.changedAtMs).toBe(1_000);
+      expect(s.evidence()).toEqual({
+        title: { text: 'second title', changedAtMs: 1_600, recentChangesMs: [1_100, 1_600] },
+        progress: { state: 1, value: 40, atMs: 1_200 },
+        lastMark: { kind: 'D', exitCode: 2, atMs: 1_500 },
+        lastNotificationAtMs: 1_300,
+        lastBellAtMs: 1_400,
+      });
+    });
+
+    it('uses the arrival time even when parsing happens later', async () => {
+      const { screen: s, clock } = screen();
+
+      const written = s.write(osc('2;arrived at 1000'));
+      clock.advanceTo(5_000);
+      await written;
+
+      expect(s.evidence().title?.changedAtMs).toBe(1_000);
+    });
+
+    it('does not count the BEL that terminates an OSC as a bell', async () => {
+      const { screen: s, clock } = screen();
+
+      await s.write(osc('2;title ended by BEL', '\x07'));
+      const afterOsc = s.evidence().lastBellAtMs;
+      clock.advanceTo(4_000);
+      await s.write('text\x07');
+
+      expect(afterOsc).toBeUndefined();
+      expect(s.evidence().lastBellAtMs).toBe(4_000);
+    });
+
   });
+
+  describe.skipIf(skip)('flow control', () => {
+    it('survives a flood larger than 50 MB fed without awaiting, with bounded queue, and catches up', async () => {
+      const { screen: s } = screen({ cols: 80, rows: 24 });
+      let maxQueued = 0;
+      let last: Promise<void> = Promise.resolve();
+
+      for (const chunk of chunksOf(flood())) {
+        last = s.write(chunk);
+        maxQueued = Math.max(maxQueued, s.stats().queuedBytes);
+      }
+      await last;
+
+      const exact = createScreen({ cols: 80, rows: 24, clock: manualClock(1_000), exact: true });
+      await exact.write(flood().subarray(flood().length - 2 * 1024 * 1024));
+      const stats = s.stats();
+      expect(maxQueued).toBeLessThanOrEqual(BACKLOG_HIGH_BYTES + inFlightMaxBytes + 64 * 1024);
+      expect(stats.skippedBytes).toBeGreaterThan(0);
+      expect(stats.queuedBytes).toBe(0);
+      expect(stats.parsedBytes + stats.skippedBytes).toBe(flood().length);
+      expect(s.view().rows).toEqual(exact.view().rows);
+      expect(s.evidence().title?.text).toBe(exact.evidence().title?.text);
+      exact.dispose();
+    });
+
+    it('never skips in exact mode, even with more than 50 MB unawaited', async () => {
+      const { screen: s } = screen({ cols: 80, rows: 24, exact: true });
+      let last: Promise<void> = Promise.resolve();
+
+      for (const chunk of chunksOf(flood())) last = s.write(chunk);
+      await last;
+
+      expect(s.stats()).toEqual({ queuedBytes: 0, skippedBytes: 0, parsedBytes: flood().length });
+    });
+
+    it('salvages title, bell, notification and screen mode from skipped bytes', async () => {
+      const { screen: s, clock } = screen({ backlogHighBytes: 64 * 1024, backlogLowBytes: 16 * 1024 });
+      const filler = 'x'.repeat(inFlightMaxBytes);
+
+      void s.write(filler);
+      clock.advanceTo(1_500);
+      void s.write(`${osc('2;skipped title')}\x07${osc('777;notify;t;b')}\x1b[?1049h${osc('9;4;3')}`);
+      clock.advanceTo(2_000);
+      let last: Promise<void> = Promise.resolve();
+      for (let i = 0; i < 20; i++) last = s.write(`\x1b[H${'y'.repeat(8 * 1024)}`);
+      await last;
+
+      expect(s.stats().skippedBytes).toBeGreaterThan(0);
+      expect(s.evidence()).toMatchObject({
+        title: { text: 'skipped title', changedAtMs: 1_500 },
+        progress: { state: 3, value: undefined, atMs: 1_500 },
+        lastNotificationAtMs: 1_500,
+        lastBellAtMs: 1_500,
+      });
+      expect(s.view().isAlternateScreen).toBe(true);
+      expect(s.view().rows[0]).toBe('y'.repeat(40));
+    });
+
+    it('resolves every pending write on dispose and ignores writes afterwards', async () => {
+      const { screen: s } = screen();
+      const pending = s.write('z'.repeat(3 * inFlightMaxBytes));
+
+      s.dispose();
+      await pending;
+      await s.write('after');
+
+      expect(s.view().rows[0]).toBe('');
+    });
+  });
+});
+
+describe('OSC parsing', () => {
+  const screen = screenOn;
 
   it.each([
     ['777;notify;Claude;needs input', 'OSC 777 notify'],
@@ -252,18 +346,6 @@ describe('OSC and BEL evidence', () => {
     expect(afterSpin?.recentChangesMs.at(-1)).toBe(2_000 + TITLE_RECENT_CHANGES + 2);
   });
 
-  it('does not count the BEL that terminates an OSC as a bell', async () => {
-    const { screen: s, clock } = screen();
-
-    await s.write(osc('2;title ended by BEL', '\x07'));
-    const afterOsc = s.evidence().lastBellAtMs;
-    clock.advanceTo(4_000);
-    await s.write('text\x07');
-
-    expect(afterOsc).toBeUndefined();
-    expect(s.evidence().lastBellAtMs).toBe(4_000);
-  });
-
   it('stores a bounded copy of a megabyte title', async () => {
     const { screen: s } = screen();
     const huge = `\u202e${'A\x01'.repeat(1024 * 1024)}`;
@@ -287,7 +369,7 @@ describe('chunk boundaries', () => {
     '\x07\x1b[?1049h\x1b[3;3H╭─╮ done';
 
   async function feed(chunks: readonly (string | Uint8Array)[]): Promise<unknown> {
-    const { screen: s, clock } = screen();
+    const { screen: s, clock } = screenOn();
     for (const [i, chunk] of chunks.entries()) {
       clock.advanceTo(1_000); // one arrival time, so evidence compares equal whatever the split
       await s.write(chunk);
@@ -315,76 +397,3 @@ describe('chunk boundaries', () => {
   });
 });
 
-describe('flow control', () => {
-  const FLOOD_BYTES = 60 * 1024 * 1024;
-  const flood = tuiBytes(FLOOD_BYTES, 80, 24);
-
-  it('survives a flood larger than 50 MB fed without awaiting, with bounded queue, and catches up', async () => {
-    const { screen: s } = screen({ cols: 80, rows: 24 });
-    let maxQueued = 0;
-    let last: Promise<void> = Promise.resolve();
-
-    for (const chunk of chunksOf(flood)) {
-      last = s.write(chunk);
-      maxQueued = Math.max(maxQueued, s.stats().queuedBytes);
-    }
-    await last;
-
-    const exact = createScreen({ cols: 80, rows: 24, clock: manualClock(1_000), exact: true });
-    await exact.write(flood.subarray(flood.length - 2 * 1024 * 1024));
-    const stats = s.stats();
-    expect(maxQueued).toBeLessThanOrEqual(BACKLOG_HIGH_BYTES + IN_FLIGHT_MAX_BYTES + 64 * 1024);
-    expect(stats.skippedBytes).toBeGreaterThan(0);
-    expect(stats.queuedBytes).toBe(0);
-    expect(stats.parsedBytes + stats.skippedBytes).toBe(flood.length);
-    expect(s.view().rows).toEqual(exact.view().rows);
-    expect(s.evidence().title?.text).toBe(exact.evidence().title?.text);
-    s.dispose();
-    exact.dispose();
-  });
-
-  it('never skips in exact mode, even with more than 50 MB unawaited', async () => {
-    const { screen: s } = screen({ cols: 80, rows: 24, exact: true });
-    let last: Promise<void> = Promise.resolve();
-
-    for (const chunk of chunksOf(flood)) last = s.write(chunk);
-    await last;
-
-    expect(s.stats()).toEqual({ queuedBytes: 0, skippedBytes: 0, parsedBytes: flood.length });
-    s.dispose();
-  });
-
-  it('salvages title, bell, notification and screen mode from skipped bytes', async () => {
-    const { screen: s, clock } = screen({ backlogHighBytes: 64 * 1024, backlogLowBytes: 16 * 1024 });
-    const filler = 'x'.repeat(IN_FLIGHT_MAX_BYTES);
-
-    void s.write(filler);
-    clock.advanceTo(1_500);
-    void s.write(`${osc('2;skipped title')}\x07${osc('777;notify;t;b')}\x1b[?1049h${osc('9;4;3')}`);
-    clock.advanceTo(2_000);
-    let last: Promise<void> = Promise.resolve();
-    for (let i = 0; i < 20; i++) last = s.write(`\x1b[H${'y'.repeat(8 * 1024)}`);
-    await last;
-
-    expect(s.stats().skippedBytes).toBeGreaterThan(0);
-    expect(s.evidence()).toMatchObject({
-      title: { text: 'skipped title', changedAtMs: 1_500 },
-      progress: { state: 3, value: undefined, atMs: 1_500 },
-      lastNotificationAtMs: 1_500,
-      lastBellAtMs: 1_500,
-    });
-    expect(s.view().isAlternateScreen).toBe(true);
-    expect(s.view().rows[0]).toBe('y'.repeat(40));
-  });
-
-  it('resolves every pending write on dispose and ignores writes afterwards', async () => {
-    const { screen: s } = screen();
-    const pending = s.write('z'.repeat(3 * IN_FLIGHT_MAX_BYTES));
-
-    s.dispose();
-    await pending;
-    await s.write('after');
-
-    expect(s.view().rows[0]).toBe('');
-  });
-});

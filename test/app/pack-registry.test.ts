@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PackRegistry, RELOAD_CHECK_INTERVAL_MS } from '../../src/app/pack-registry.js';
+import { livePackSource, PackRegistry, RELOAD_CHECK_INTERVAL_MS } from '../../src/app/pack-registry.js';
 import { packToml } from '../helpers/pack-toml.js';
 
 function rule(id: string, needle: string): string {
@@ -161,5 +161,23 @@ describe('PackRegistry.refresh (hot reload)', () => {
 
     expect(registry.refresh(10_000)).toEqual([]);
     expect(registry.packForAgent('claude')).toBe(before);
+  });
+});
+
+describe('livePackSource', () => {
+  it('returns the live pack each tick and passes reload notes on once', () => {
+    const path = join(user, 'claude.toml');
+    writeFileSync(path, packToml(rule('v1', 'x'), { agent: 'claude', commands: '["claude"]' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+    const notes: string[] = [];
+    const source = livePackSource(registry, { command: 'claude' }, (n) => notes.push(n));
+
+    expect(source(0)?.compiled.rules[0]?.rule.id).toBe('v1');
+    edit(path, packToml(rule('v2', 'x'), { agent: 'claude', commands: '["claude"]' }), 5);
+
+    expect(source(RELOAD_CHECK_INTERVAL_MS)?.compiled.rules[0]?.rule.id).toBe('v2');
+    expect(notes).toEqual([`reloaded ${path} (agent claude)`]);
+    expect(source(2 * RELOAD_CHECK_INTERVAL_MS)?.compiled.rules[0]?.rule.id).toBe('v2');
+    expect(notes).toHaveLength(1);
   });
 });

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, type ManualClock } from '../../src/adapters/clock.js';
 import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/record.js';
-import { openSessionStore, readHeartbeats, readSessionsReport, resolveSession, type SessionStore } from '../../src/app/session-store.js';
+import { openSessionStore, readHeartbeats, readSessionsReport, resolveSession, sweepStaleRecords, type SessionStore } from '../../src/app/session-store.js';
 
 const WALL_START_MS = Date.now();
 const TTL_MS = 15_000;
@@ -353,5 +354,33 @@ describe('resolveSession', () => {
 
     expect(resolveSession(sessions, 'claude-ab')).toEqual({ ok: false, reason: 'ambiguous', candidates: ['claude-abc', 'claude-abd'] });
     expect(resolveSession(sessions, 'codex')).toMatchObject({ ok: false, reason: 'none' });
+  });
+});
+
+describe('sweepStaleRecords', () => {
+  it('removes only agentwrap records that are expired with a dead wrapper, and their stale socket', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid ?? 999_999_999;
+    const sessions = join(root, 'sessions');
+    const sockets = join(root, 'sockets');
+    await open('claude-live').publish(record());
+    mkdirSync(sockets, { mode: 0o700 });
+    const staleSocket = join(sockets, 'claude-crashed.sock');
+    const listener = createServer();
+    await new Promise<void>((r) => listener.listen(staleSocket, r));
+    // The listener only makes a real socket file at the control path; sweep judges by the record.
+    const expired = WALL_START_MS - 60_000;
+    const crashed = { ...record({ wrapperPid: dead, updatedAtMs: expired }), control: staleSocket };
+    writeFileSync(join(sessions, 'claude-crashed.json'), JSON.stringify(crashed));
+    writeFileSync(join(sessions, 'claude-fresh-dead.json'), JSON.stringify(record({ wrapperPid: dead })));
+    writeFileSync(join(sessions, 'claude-expired-alive.json'), JSON.stringify(record({ updatedAtMs: expired })));
+    const oracle = { schema: 1, source_cli: 'grok', session_id: 'g', model: 'm', written_by: 'token-oracle', pid: dead, updated_at: expired, ttl_ms: 1_000 };
+    writeFileSync(join(sessions, 'grok-g.json'), JSON.stringify(oracle));
+
+    const removed = sweepStaleRecords(root, WALL_START_MS, (pid) => pid !== dead);
+    listener.close();
+
+    expect(removed).toEqual(['claude-crashed']);
+    expect(readdirSync(sessions).sort()).toEqual(['claude-expired-alive.json', 'claude-fresh-dead.json', 'claude-live.json', 'grok-g.json']);
+    expect(existsSync(staleSocket)).toBe(false);
   });
 });

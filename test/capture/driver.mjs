@@ -224,7 +224,8 @@ export async function runScenario(opts) {
             if (step.key === '\r') await humanPause(1500, 2500); else await humanPause(400, 900);
             await snap('startup dialog');
             const t = write(step.key, 'startup');
-            mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
+            // Moving the selection inside a dialog is no transition; answering one is.
+            if (step.key === '\r') mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
             await waitQuiet(800, 6000);
           }
           await snap('after startup');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { arbitrate, ARBITRATION_ORDER, isSpinnerTitle, type Decision } from '../../src/core/arbitrate.js';
 import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, TITLE_SPINNER_AUTHORITY_MS } from '../../src/core/policy.js';
@@ -254,6 +255,16 @@ describe('arbitrate, step by step in ARBITRATION_ORDER', () => {
       'weak-idle',
       'nothing',
     ]);
+  });
+});
+
+describe('the documented order', () => {
+  it('docs/detector.md lists the arbitration steps in ARBITRATION_ORDER', () => {
+    const doc = readFileSync(new URL('../../docs/detector.md', import.meta.url), 'utf8');
+
+    const documented = [...doc.matchAll(/^\| \d+ \| `([a-z-]+)` \|/gm)].map((m) => m[1]);
+
+    expect(documented).toEqual(ARBITRATION_ORDER.map((entry) => entry.step));
   });
 });
 

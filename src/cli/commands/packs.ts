@@ -111,7 +111,7 @@ function lint(args: readonly string[]): number {
   const option = args.find((a) => a.startsWith('-'));
   if (option !== undefined) throw new UsageError(`packs lint: unknown option ${option}`);
   let files: string[];
-  if (args.length > 0) files = args.map((a) => resolve(a));
+  if (args.length > 0) files = [...args];
   else {
     const bundled = listPackFiles(BUNDLED_PACKS_DIR);
     const user = listPackFiles(userPacksDir(process.env));

@@ -1,0 +1,342 @@
+/**
+ * The live session: a launched agent's taps wired to the screen mirror, the detector session,
+ * the session record, the control socket, the recorder and notifications.
+ *
+ * Passthrough never waits on any of this. Everything here hangs off taps that run after the
+ * bytes reached the terminal or the agent, and every failure becomes a warning: the agent keeps
+ * running with whatever parts still work (the soft-fail law, architecture.md §1).
+ */
+import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { systemClock, type Clock } from '../adapters/clock.js';
+import { detectAgentVersion } from '../adapters/agent-version.js';
+import { isPidAlive } from '../adapters/process-alive.js';
+import { createProcessProbe, type ProcessProbe } from '../adapters/process-probe.js';
+import { createScreen, type Screen } from '../adapters/screen.js';
+import { resolveStateRoot } from '../adapters/state-dir.js';
+import { versionStatus } from '../core/pack-schema.js';
+import { createSessionRecord, recordKey, type SessionRecord } from '../core/record.js';
+import type { DetectorState } from '../core/tick.js';
+import type { TickLogEntry } from '../core/tick-log.js';
+import type { AgentState, ProcessEvidence } from '../core/types.js';
+import { prepareControlSocketPath, startControlServer, type ControlServer, type StateChangeEvent } from './control-socket.js';
+import type { LaunchedSession } from './launch.js';
+import { livePackSource, loadDefaultRegistry, type LoadedPack } from './pack-registry.js';
+import { createRecorder, type Recorder } from './recorder.js';
+import { openSessionStore, sweepStaleRecords, type SessionStore } from './session-store.js';
+import { DetectorSession, describeError } from './session.js';
+import { formatCommand, pickRecordedEnv } from '../core/recording.js';
+
+/** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */
+export const NOTIFY_MIN_INTERVAL_MS = 10_000;
+
+export interface LiveSessionOptions {
+  readonly launched: LaunchedSession;
+  /** What the user typed: the agent's command name and its arguments. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** `--pack AGENT`: the pack to use instead of the one the command name selects. */
+  readonly packAgent: string | undefined;
+  readonly sessionId: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly record: { readonly path: string; readonly withInput: boolean } | undefined;
+  readonly notify: boolean;
+  readonly onStateCommand: string | undefined;
+  /** Where warnings go; the caller decides when they can be shown without hurting the agent's screen. */
+  readonly warn: (message: string) => void;
+  /** Writes to the user's terminal (notifications); default process.stdout. */
+  readonly writeTerminal?: (data: string) => void;
+  readonly clock?: Clock;
+  /** Every change of the published state, after it was published. */
+  readonly onStateChange?: (event: StateChangeEvent, entry: TickLogEntry) => void;
+}
+
+export interface LiveSession {
+  readonly key: string;
+  readonly detector: DetectorSession;
+  /** Resolves when everything is closed after the agent exited (final state published, record removed). */
+  readonly closed: Promise<void>;
+}
+
+/** The session id agentwrap uses until an agent hook reports the agent's own. */
+export function syntheticSessionId(wrapperPid: number, startedWallMs: number): string {
+  return `aw${wrapperPid}-${startedWallMs.toString(36)}`;
+}
+
+export function attachLiveSession(options: LiveSessionOptions): LiveSession {
+  const clock = options.clock ?? systemClock;
+  const { launched, warn } = options;
+  const startedWallMs = clock.wallMs();
+  const commandName = basename(options.command);
+  const registry = loadDefaultRegistry(options.env);
+  const packSource = livePackSource(registry, options.packAgent === undefined ? { command: commandName } : { agent: options.packAgent }, (note) =>
+    warn(`packs: ${note}`),
+  );
+  const firstPack = packSource(clock.nowMs());
+  const sourceCli = firstPack?.agent ?? options.packAgent ?? commandName;
+  const key = recordKey(sourceCli, options.sessionId);
+  const agentVersion = detectAgentVersion(options.command, options.env);
+  const versionNote = describeVersion(firstPack, agentVersion?.version);
+  if (versionNote !== undefined) warn(versionNote);
+
+  const size = launched.size();
+  const screen: Screen = createScreen({ cols: size.cols, rows: size.rows, clock });
+
+  let probe: ProcessProbe | undefined;
+  const processes = (nowMs: number): ProcessEvidence => {
+    const pid = launched.agentPid();
+    if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
+    probe ??= createProcessProbe(pid);
+    return probe.sample(nowMs);
+  };
+
+  const subscribers = new Set<(event: StateChangeEvent) => void>();
+  let lastPublishedState: AgentState | undefined;
+  let store: SessionStore | undefined;
+  let control: ControlServer | undefined;
+  let controlPath = '';
+  const lastNotifiedMs = new Map<AgentState, number>();
+
+  const detector = new DetectorSession({
+    clock,
+    screen,
+    packs: packSource,
+    processes,
+    onWarning: warn,
+    onChange: (state, entry) => onChange(state, entry),
+  });
+
+  function currentRecord(state: DetectorState): SessionRecord {
+    const s = state.session;
+    const title = screen.evidence().title?.text;
+    return createSessionRecord({
+      sourceCli,
+      sessionId: options.sessionId,
+      pid: launched.agentPid() ?? launched.pid,
+      wrapperPid: process.pid,
+      cwd: options.cwd,
+      startedAtMs: startedWallMs,
+      updatedAtMs: clock.wallMs(),
+      state: s.state,
+      stateSinceMs: startedWallMs + (s.stateSinceMs - detectorStartMs),
+      seen: s.seen,
+      stuck: s.stuck,
+      winner: s.winner,
+      ruleId: s.ruleId ?? null,
+      ...(title === undefined ? {} : { title }),
+      ...(agentVersion === undefined ? {} : { agentVersion: agentVersion.version }),
+      control: controlPath,
+    });
+  }
+  const detectorStartMs = clock.nowMs();
+
+  function onChange(state: DetectorState, entry: TickLogEntry): void {
+    const to = state.session.state;
+    void store?.publish(currentRecord(state));
+    if (to !== lastPublishedState) {
+      const event: StateChangeEvent = {
+        t: clock.wallMs(),
+        session: key,
+        agent: sourceCli,
+        from: lastPublishedState ?? null,
+        to,
+        winner: state.session.winner,
+        rule_id: state.session.ruleId ?? null,
+      };
+      lastPublishedState = to;
+      for (const emit of subscribers) emit(event);
+      options.onStateChange?.(event, entry);
+      if (to === 'blocked' || to === 'done') notify(to, entry);
+    }
+  }
+
+  function notify(state: AgentState, entry: TickLogEntry): void {
+    if (!options.notify && options.onStateCommand === undefined) return;
+    const nowMs = clock.nowMs();
+    const last = lastNotifiedMs.get(state);
+    if (last !== undefined && nowMs - last < NOTIFY_MIN_INTERVAL_MS) return;
+    lastNotifiedMs.set(state, nowMs);
+    const message = state === 'blocked' ? `${sourceCli} needs you` : `${sourceCli} is done`;
+    if (options.notify) {
+      try {
+        (options.writeTerminal ?? ((data: string) => process.stdout.write(data)))(terminalNotification(message, options.env));
+      } catch (error) {
+        warn(`notification failed: ${describeError(error)}`);
+      }
+    }
+    if (options.onStateCommand !== undefined) {
+      try {
+        const child = spawn('/bin/sh', ['-c', options.onStateCommand], {
+          stdio: 'ignore',
+          detached: true,
+          env: { ...options.env, AGENTWRAP_STATE: state, AGENTWRAP_SESSION: key, AGENTWRAP_AGENT: sourceCli, AGENTWRAP_RULE: entry.decision.ruleId ?? '' },
+        });
+        child.on('error', (error) => warn(`--on-state command failed: ${describeError(error)}`));
+        child.unref();
+      } catch (error) {
+        warn(`--on-state command failed: ${describeError(error)}`);
+      }
+    }
+  }
+
+  // The tick loop: one timer, armed for the session's next due time. Output re-arms it (the
+  // quiet recheck moves with each chunk); it never runs inside the output path itself.
+  let timer: NodeJS.Timeout | undefined;
+  let isTicking = false;
+  let lastWrite: Promise<void> = Promise.resolve();
+  let isExited = false;
+  const arm = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    const delayMs = Math.max(0, detector.nextDueMs() - clock.nowMs());
+    timer = setTimeout(runTick, delayMs);
+    timer.unref();
+  };
+  const runTick = (): void => {
+    timer = undefined;
+    if (isTicking) return;
+    isTicking = true;
+    // Read the screen only after the bytes so far are parsed (xterm parses on a later task).
+    void lastWrite
+      .then(() => {
+        detector.evaluate();
+      })
+      .finally(() => {
+        isTicking = false;
+        if (!isExited) arm();
+      });
+  };
+
+  let recorder: Recorder | undefined;
+  const recorderReady =
+    options.record === undefined
+      ? Promise.resolve()
+      : createRecorder(options.record.path, {
+          cols: size.cols,
+          rows: size.rows,
+          command: formatCommand([options.command, ...options.args]),
+          env: pickRecordedEnv(options.env),
+          recordInput: options.record.withInput,
+          clock,
+          startMs: detectorStartMs,
+          onWarning: warn,
+        }).then(
+          (r) => {
+            recorder = r;
+          },
+          (error: unknown) => warn(`not recording: ${describeError(error)}`),
+        );
+  // Until the recorder file is open, output is queued so the recording misses nothing.
+  const early: Array<(r: Recorder) => void> = [];
+  const toRecorder = (action: (r: Recorder) => void): void => {
+    if (recorder !== undefined) action(recorder);
+    else if (options.record !== undefined) early.push(action);
+  };
+  void recorderReady.then(() => {
+    if (recorder !== undefined) for (const action of early.splice(0)) action(recorder);
+  });
+
+  const disposers = [
+    launched.onOutput((chunk) => {
+      lastWrite = screen.write(chunk);
+      detector.noteOutput();
+      toRecorder((r) => r.output(chunk));
+      if (!isTicking) arm();
+    }),
+    launched.onInput((chunk) => {
+      detector.noteInput();
+      toRecorder((r) => r.input(chunk));
+      if (!isTicking) arm();
+    }),
+    launched.onResize((cols, rows) => {
+      lastWrite = screen.resize(cols, rows);
+      toRecorder((r) => r.resize(cols, rows));
+    }),
+  ];
+  arm();
+
+  const stateRoot = resolveStateRoot(options.env);
+  const publishing = (async () => {
+    try {
+      sweepStaleRecords(stateRoot, clock.wallMs(), isPidAlive);
+    } catch (error) {
+      // Sweeping is housekeeping for crashed peers; failing it must not stop publishing.
+      void error;
+    }
+    try {
+      controlPath = prepareControlSocketPath({ root: stateRoot, key, env: options.env, uid: process.getuid?.() });
+      control = await startControlServer(controlPath, {
+        explain: () => explainPayload(),
+        capture: () => ({ key, agent: sourceCli, snapshot: detector.snapshot(), state: detector.state.session }),
+        ack: () => ({ changed: detector.ack() }),
+        report: () => ({ accepted: false, reason: 'agent hook reports are not supported yet' }),
+        subscribe: (emit) => {
+          subscribers.add(emit);
+          return () => subscribers.delete(emit);
+        },
+        info: () => ({ session: key, agent: sourceCli }),
+      });
+    } catch (error) {
+      controlPath = '';
+      warn(`no control socket (status explain/ack will not reach this session): ${describeError(error)}`);
+    }
+    store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn });
+    await store.publish(currentRecord(detector.state));
+  })();
+
+  function explainPayload(): unknown {
+    const pack = detector.currentPack;
+    return {
+      key,
+      agent: sourceCli,
+      started_at: startedWallMs,
+      clock_start_ms: detectorStartMs,
+      now_ms: clock.nowMs(),
+      pack: pack === undefined ? null : { agent: pack.agent, source: pack.origin, path: pack.path, validated_versions: pack.compiled.pack.validatedVersions },
+      agent_version: agentVersion?.version ?? null,
+      version_note: versionNote ?? null,
+      pack_notes: registry.notes(),
+      state: detector.state.session,
+      ticks: detector.log.entries(),
+    };
+  }
+
+  const closed = (async () => {
+    const exit = await launched.exited;
+    isExited = true;
+    for (const dispose of disposers) dispose();
+    if (timer !== undefined) clearTimeout(timer);
+    await lastWrite;
+    // The final state is published at once (process exit outranks everything), then the
+    // record goes away: a record must not outlive its agent.
+    detector.noteExit(exit.code, exit.signal);
+    detector.evaluate();
+    await publishing;
+    await control?.close();
+    await store?.remove();
+    await recorderReady;
+    await recorder?.close();
+    screen.dispose();
+  })();
+
+  return { key, detector, closed };
+}
+
+function describeVersion(pack: LoadedPack | undefined, version: string | undefined): string | undefined {
+  if (pack === undefined || version === undefined) return undefined;
+  const range = pack.compiled.pack.validatedVersions;
+  const status = versionStatus(version, range);
+  if (status === 'inside') return undefined;
+  return `${pack.agent} ${version} is outside the pack's validated versions (${range}); detection may be less accurate`;
+}
+
+/**
+ * A desktop notification through the user's own terminal: OSC 9 (iTerm2, WezTerm, kitty…) and
+ * OSC 777 (urxvt, foot, VTE), wrapped for tmux passthrough when inside tmux.
+ */
+export function terminalNotification(message: string, env: NodeJS.ProcessEnv): string {
+  const clean = message.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ').slice(0, 200);
+  const sequences = [`\x1b]9;${clean}\x07`, `\x1b]777;notify;agentwrap;${clean}\x07`];
+  if (env['TMUX'] === undefined) return sequences.join('');
+  return sequences.map((s) => `\x1bPtmux;${s.replace(/\x1b/g, '\x1b\x1b')}\x1b\\`).join('');
+}

@@ -1,0 +1,51 @@
+/**
+ * The launch forms with status on: `agentwrap <agent> …`, `agentwrap run -- …` and the
+ * interactive demo all come here. The launcher (launch.ts) owns passthrough; this attaches the
+ * live session (detection, records, control socket, recording, notifications) to it.
+ */
+import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
+import { attachLiveSession, syntheticSessionId, type LiveSession } from '../app/live-session.js';
+import type { LaunchRequest } from './argv.js';
+import { launchAndWait } from './commands/launch.js';
+
+export async function runWithSession(request: LaunchRequest): Promise<number> {
+  const env = process.env;
+  const sessionId = syntheticSessionId(process.pid, Date.now());
+  // One look at the state directory before the agent draws anything: a refused directory is
+  // said now, once, on a clean screen; the session then runs without publishing.
+  const refused = checkStateRootForReading(resolveStateRoot(env));
+  if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
+
+  const warnings: string[] = [];
+  let live: LiveSession | undefined;
+  const code = await launchAndWait(request, {
+    extraEnv: {
+      // The session id (the record's `session_id`); `agentwrap report` finds the session by it.
+      AGENTWRAP_SESSION: sessionId,
+      AGENTWRAP_PID: String(process.pid),
+    },
+    attach: (launched) => {
+      live = attachLiveSession({
+        launched,
+        command: request.command,
+        args: request.args,
+        packAgent: request.flags.pack,
+        sessionId,
+        env,
+        cwd: process.cwd(),
+        record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
+        notify: request.flags.notify,
+        onStateCommand: request.flags.onState,
+        // Anything said while the agent owns the screen would scribble over it: kept for the end
+        // (and visible meanwhile through `agentwrap status explain`).
+        warn: (message) => {
+          if (refused !== undefined && message.startsWith('not publishing')) return;
+          if (!warnings.includes(message)) warnings.push(message);
+        },
+      });
+    },
+  });
+  await live?.closed;
+  for (const message of warnings) process.stderr.write(`agentwrap: ${message}\n`);
+  return code;
+}

@@ -1,0 +1,92 @@
+import { describe, it, expect } from 'vitest';
+import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
+import { buildLabels, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
+
+describe('capture lab mock encoders', () => {
+  it('ends an Anthropic tool turn with a tool_use block and stop_reason tool_use', () => {
+    const { events } = anthropicEvents({ text: 'hi', tool: { command: 'touch a' } });
+    const names = events.map((e) => e[0]);
+    expect(names[0]).toBe('message_start');
+    expect(names.at(-1)).toBe('message_stop');
+    const toolStart = events.find((e) => e[0] === 'content_block_start' && JSON.stringify(e[1]).includes('tool_use'));
+    expect(toolStart).toBeDefined();
+    expect(JSON.stringify(events.find((e) => e[0] === 'message_delta')?.[1])).toContain('"stop_reason":"tool_use"');
+  });
+
+  it('streams text in chunks that join back to the scripted text', () => {
+    const text = 'Hello ✻ wörld, esc to interrupt';
+    const { events, textDeltas } = anthropicEvents({ text }, { chunkChars: 4 });
+    const joined = events.filter((e) => textDeltas.has(e)).map((e) => (e[1] as { delta: { text: string } }).delta.text).join('');
+    expect(joined).toBe(text);
+  });
+
+  it('completes a Responses stream with response.completed and a function_call item for a tool', () => {
+    const { events } = responsesEvents({ tool: { command: 'ls' } }, { shellTool: { name: 'exec_command', parameters: { properties: { cmd: {}, sandbox_permissions: {}, justification: {} } } } });
+    expect(events.at(-1)?.[0]).toBe('response.completed');
+    const done = events.find((e) => e[0] === 'response.output_item.done');
+    expect(JSON.stringify(done?.[1])).toContain('"name":"exec_command"');
+  });
+
+  it('asks Codex for escalated permissions when the tool schema offers it', () => {
+    const { args } = codexShellCall({ command: 'rm x' }, { name: 'shell', parameters: { properties: { command: { type: 'array' }, with_escalated_permissions: {}, justification: {} } } });
+    expect(args).toMatchObject({ command: ['bash', '-lc', 'rm x'], with_escalated_permissions: true });
+  });
+
+  it('ends a chat-completions stream with finish_reason tool_calls and [DONE]', () => {
+    const { events } = chatEvents({ tool: { command: 'ls' } });
+    expect(events.at(-1)?.[1]).toBe('[DONE]');
+    expect(JSON.stringify(events.at(-2)?.[1])).toContain('"finish_reason":"tool_calls"');
+  });
+
+  it('ends a Gemini stream with finishReason STOP and sends no SSE comments', () => {
+    const { events } = geminiEvents({ text: 'abc', tool: { command: 'ls' } });
+    const wire = events.map(([n, d]) => encodeSse(n, d)).join('');
+    expect(wire).not.toMatch(/^:/m);
+    expect(JSON.stringify(events.at(-1)?.[1])).toContain('"finishReason":"STOP"');
+  });
+
+  it('answers a JSON schema with its first enum value and next_speaker user', () => {
+    const v = valueForSchema({ type: 'OBJECT', properties: { model_choice: { type: 'STRING', enum: ['flash', 'pro'] }, next_speaker: { type: 'STRING', enum: ['model', 'user'] }, score: { type: 'INTEGER' } } });
+    expect(v).toEqual({ model_choice: 'flash', next_speaker: 'user', score: 0 });
+  });
+
+  it('serves scripted steps to main requests and records tool and stream events', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ text: 'ok', chunkMs: 0, tool: { command: 'touch f' } }]);
+      const res = await fetch(`${mock.baseUrl}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools: [{ name: 'Bash' }] }) });
+      const body = await res.text();
+      expect(body).toContain('"partial_json":"{\\"command\\":\\"touch f\\"');
+      expect(mock.events.map((e) => e.type)).toEqual(['request', 'first_byte', 'tool_call_sent', 'stream_end']);
+      expect(mock.remaining()).toBe(0);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('capture lab labels', () => {
+  it('marks a settling window uncertain after each transition', () => {
+    const labels = buildLabels([{ t: 1000, state: 'idle', settle: 0 }, { t: 3000, state: 'working' }, { t: 6000, state: 'uncertain' }], [], 0);
+    expect(labels).toEqual([
+      { t: 0, state: 'uncertain' },
+      { t: 1, state: 'idle' },
+      { t: 3, state: 'uncertain' },
+      { t: 3.4, state: 'working' },
+      { t: 6, state: 'uncertain' },
+    ]);
+  });
+
+  it('ends a quiet settle only when output has stopped', () => {
+    const outputs = [1100, 1400, 1700, 2000];
+    expect(quietAfter(outputs, 1000)).toBe(2000 + 350);
+    expect(quietAfter([], 1000)).toBe(1000 + QUIET_MIN_MS);
+    const busy = Array.from({ length: 100 }, (_, i) => 1000 + i * 100);
+    expect(quietAfter(busy, 1000)).toBe(1000 + QUIET_CAP_MS);
+  });
+
+  it('drops a state whose settle window reaches the next mark', () => {
+    const labels = buildLabels([{ t: 0, state: 'working' }, { t: 200, state: 'blocked', settle: 500 }, { t: 400, state: 'working' }], [], 0);
+    expect(labels.map((l) => l.state)).toEqual(['uncertain', 'working']);
+  });
+});

@@ -1,0 +1,11 @@
+// Types for the capture lab's label builder (labels.mjs), so its offline tests typecheck.
+export type LabelState = 'working' | 'blocked' | 'idle' | 'uncertain';
+export interface Mark { t: number; state: LabelState; settle?: number | 'quiet'; why?: string }
+export interface Label { t: number; state: LabelState }
+export const SETTLE_MS: number;
+export const QUIET_MS: number;
+export const QUIET_MIN_MS: number;
+export const QUIET_CAP_MS: number;
+export function quietAfter(outputTimes: readonly number[], from: number): number;
+export function buildLabels(marks: readonly Mark[], outputTimes: readonly number[], castStartWall: number): Label[];
+export function labelsToJsonl(labels: readonly Label[]): string;

@@ -1,0 +1,27 @@
+// Types for the capture lab's mock server (mock.mjs), so its offline tests typecheck.
+export interface MockStep {
+  think?: number;
+  text?: string;
+  chunkMs?: number;
+  chunkChars?: number;
+  tool?: { command: string; description?: string; name?: string; escalate?: boolean; workdir?: string };
+}
+export type SseEvent = [string | null, unknown];
+export interface Encoded { events: SseEvent[]; textDeltas: Set<SseEvent> }
+export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean }
+export function anthropicEvents(step: MockStep, opts?: { model?: string; msgId?: string; toolId?: string; chunkChars?: number }): Encoded;
+export function responsesEvents(step: MockStep, opts?: { respId?: string; callId?: string; chunkChars?: number; shellTool?: unknown }): Encoded;
+export function chatEvents(step: MockStep, opts?: { id?: string; model?: string; callId?: string; chunkChars?: number; toolName?: string }): Encoded;
+export function geminiEvents(step: MockStep, opts?: { chunkChars?: number; toolName?: string }): Encoded;
+export function codexShellCall(tool: NonNullable<MockStep['tool']>, shellTool?: unknown): { name: string; args: Record<string, unknown> };
+export function valueForSchema(schema: unknown, key?: string): unknown;
+export function encodeSse(name: string | null, data: unknown): string;
+export const nowMs: () => number;
+export function startMock(opts?: { log?: (line: string) => void; port?: number }): Promise<{
+  port: number;
+  baseUrl: string;
+  events: MockEvent[];
+  setScript(steps: MockStep[]): void;
+  remaining(): number;
+  close(): Promise<void>;
+}>;
