@@ -14,6 +14,7 @@ import { isPidAlive } from '../adapters/process-alive.js';
 import { createProcessProbe, type ProcessProbe } from '../adapters/process-probe.js';
 import { createScreen, type Screen } from '../adapters/screen.js';
 import { resolveStateRoot } from '../adapters/state-dir.js';
+import { explainPack, packInputFromSnapshot } from '../core/evaluate.js';
 import { versionStatus } from '../core/pack-schema.js';
 import { createSessionRecord, recordKey, type SessionRecord } from '../core/record.js';
 import type { DetectorState } from '../core/tick.js';
@@ -267,7 +268,13 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       controlPath = prepareControlSocketPath({ root: stateRoot, key, env: options.env, uid: process.getuid?.() });
       control = await startControlServer(controlPath, {
         explain: () => explainPayload(),
-        capture: () => ({ key, agent: sourceCli, snapshot: detector.snapshot(), state: detector.state.session }),
+        capture: () => ({
+          key,
+          agent: sourceCli,
+          agent_version: agentVersion?.version ?? null,
+          snapshot: detector.snapshot(),
+          state: detector.state.session,
+        }),
         ack: () => ({ changed: detector.ack() }),
         report: () => ({ accepted: false, reason: 'agent hook reports are not supported yet' }),
         subscribe: (emit) => {
@@ -286,17 +293,31 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
 
   function explainPayload(): unknown {
     const pack = detector.currentPack;
+    const snapshot = detector.snapshot();
+    const input = packInputFromSnapshot(snapshot);
     return {
       key,
       agent: sourceCli,
       started_at: startedWallMs,
       clock_start_ms: detectorStartMs,
       now_ms: clock.nowMs(),
-      pack: pack === undefined ? null : { agent: pack.agent, source: pack.origin, path: pack.path, validated_versions: pack.compiled.pack.validatedVersions },
-      agent_version: agentVersion?.version ?? null,
+      pack:
+        pack === undefined
+          ? null
+          : {
+              agent: pack.agent,
+              source: pack.origin,
+              path: pack.path,
+              validated_versions: pack.compiled.pack.validatedVersions,
+              unverified: pack.compiled.pack.unverified,
+            },
+      agent_version: agentVersion === undefined ? null : { version: agentVersion.version, source: agentVersion.source },
       version_note: versionNote ?? null,
       pack_notes: registry.notes(),
       state: detector.state.session,
+      // Every rule against the screen as it is now (the tick log holds only the matches).
+      screen: { rows: snapshot.screen.rows.length, title: input.title ?? null, progress: input.progress ?? null },
+      rules: pack === undefined ? [] : explainPack(pack.compiled, input),
       ticks: detector.log.entries(),
     };
   }

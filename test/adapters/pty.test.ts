@@ -61,6 +61,13 @@ describe('spawnPty output', () => {
 });
 
 describe('spawnPty exit', () => {
+  it('ends once output went quiet when a background process keeps the pty open', async () => {
+    const { output, exit } = await collect(spawn('/bin/sh', ['-c', '(sleep 15 &); echo last words; exit 4']));
+
+    expect(exit.code).toBe(4);
+    expect(output.toString()).toContain('last words');
+  });
+
   it('reports the exit code of the command', async () => {
     const { exit } = await collect(spawn('/bin/sh', ['-c', 'exit 7']));
 

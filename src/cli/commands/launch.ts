@@ -57,5 +57,7 @@ export async function main(args: readonly string[]): Promise<number> {
     process.stdout.write(LAUNCH_USAGE);
     return 0;
   }
-  return launchAndWait(parsed);
+  // With status on: the live session (detection, records, control socket) attaches to the launch.
+  const { runWithSession } = await import('../session-launch.js');
+  return runWithSession(parsed);
 }

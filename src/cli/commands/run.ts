@@ -1,6 +1,6 @@
 /** `agentwrap run [options] -- <command> [args…]`: run any command wrapped. */
 import { LAUNCH_USAGE, parseLaunchArgs } from '../argv.js';
-import { launchAndWait } from './launch.js';
+
 
 export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseLaunchArgs('run', args);
@@ -8,5 +8,7 @@ export async function main(args: readonly string[]): Promise<number> {
     process.stdout.write(LAUNCH_USAGE);
     return 0;
   }
-  return launchAndWait(parsed);
+  // With status on: the live session (detection, records, control socket) attaches to the launch.
+  const { runWithSession } = await import('../session-launch.js');
+  return runWithSession(parsed);
 }

@@ -1,6 +1,38 @@
-import { CliError } from '../errors.js';
+/**
+ * `agentwrap status capture <session> [--out DIR]`: the live session's viewport and evidence,
+ * written as a fixture ready for `fixtures/<agent>/` (with `# provenance:` lines) plus the raw
+ * evidence JSON. The file name's prefix is the state agentwrap published; rename it if wrong.
+ */
+import type { SessionState } from '../../core/session-state.js';
+import type { EvidenceSnapshot } from '../../core/types.js';
+import { writeCapture } from '../capture.js';
+import { UsageError } from '../errors.js';
+import { parseFlags } from '../flags.js';
+import { requestFromSession } from '../session-explain.js';
 
-// Placeholder until this command lands; it says so instead of pretending to work.
-export async function main(_args: readonly string[]): Promise<number> {
-  throw new CliError('`status-capture` is not implemented yet', { exitCode: 2 });
+interface CapturePayload {
+  readonly key: string;
+  readonly agent: string;
+  readonly agent_version: string | null;
+  readonly snapshot: EvidenceSnapshot;
+  readonly state: SessionState;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseFlags('status capture', args, { out: { type: 'string' } });
+  if (positionals.length !== 1) throw new UsageError('status capture needs one session (see agentwrap status)');
+  const { key, payload } = await requestFromSession(positionals[0] ?? '', 'capture');
+  const capture = payload as CapturePayload;
+  const stamp = new Date().toISOString();
+  const version = capture.agent_version === null ? 'version unknown' : `${capture.agent} ${capture.agent_version}`;
+  const written = writeCapture(values.out ?? '.', {
+    agent: capture.agent,
+    snapshot: capture.snapshot,
+    state: capture.state.state === 'done' ? 'done' : capture.state.raw,
+    provenance: [`${version}, ${stamp}, agentwrap status capture of session ${key} (${capture.snapshot.screen.cols}x${capture.snapshot.screen.rows.length})`],
+    slug: `${key}-${stamp.replace(/[:.]/g, '')}`,
+    extra: { session: key, published: capture.state },
+  });
+  process.stdout.write(`wrote ${written.fixture}\nwrote ${written.evidence}\n`);
+  return 0;
 }

@@ -12,6 +12,7 @@ import { explainPack } from '../../core/evaluate.js';
 import { fixtureInput, parseFixture } from '../../core/fixture.js';
 import { versionStatus } from '../../core/pack-schema.js';
 import { CliError, UsageError } from '../errors.js';
+import type { ExplainPayload } from '../session-explain.js';
 import { explainToJson, renderExplainText, type ExplainReport } from '../render-explain.js';
 
 interface ExplainArgs {
@@ -20,14 +21,15 @@ interface ExplainArgs {
   pack: string | undefined;
   title: string | undefined;
   progress: string | undefined;
+  ticks: string | undefined;
   json: boolean;
   session: string | undefined;
 }
 
-const VALUE_FLAGS = ['--file', '--agent', '--pack', '--title', '--progress'] as const;
+const VALUE_FLAGS = ['--file', '--agent', '--pack', '--title', '--progress', '--ticks'] as const;
 
 export function parseExplainArgs(args: readonly string[]): ExplainArgs {
-  const out: ExplainArgs = { file: undefined, agent: undefined, pack: undefined, title: undefined, progress: undefined, json: false, session: undefined };
+  const out: ExplainArgs = { ticks: undefined, file: undefined, agent: undefined, pack: undefined, title: undefined, progress: undefined, json: false, session: undefined };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--json') {
@@ -45,7 +47,7 @@ export function parseExplainArgs(args: readonly string[]): ExplainArgs {
         i++;
       }
       if (value === undefined) throw new UsageError(`${known} needs a value`);
-      out[known.slice(2) as 'file' | 'agent' | 'pack' | 'title' | 'progress'] = value;
+      out[known.slice(2) as 'file' | 'agent' | 'pack' | 'title' | 'progress' | 'ticks'] = value;
       continue;
     }
     if (arg.startsWith('-')) throw new UsageError(`status explain: unknown option ${arg}`);
@@ -67,7 +69,12 @@ export async function main(args: readonly string[]): Promise<number> {
   const opts = parseExplainArgs(args);
   if (opts.file === undefined) {
     if (opts.session !== undefined) {
-      throw new UsageError(`status explain <session> is not available yet; use status explain --file SCREEN.txt --agent AGENT`);
+      const { requestFromSession, renderSessionExplain } = await import('../session-explain.js');
+      const { payload } = await requestFromSession(opts.session, 'explain');
+      const ticks = opts.ticks === undefined ? 10 : Number(opts.ticks);
+      if (!Number.isInteger(ticks) || ticks < 1) throw new UsageError(`--ticks wants a positive whole number, got "${opts.ticks ?? ''}"`);
+      process.stdout.write(renderSessionExplain(payload as ExplainPayload, ticks, opts.json));
+      return 0;
     }
     throw new UsageError('status explain needs --file SCREEN.txt (and --agent AGENT or --pack FILE)');
   }

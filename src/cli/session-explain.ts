@@ -1,0 +1,91 @@
+/**
+ * `status explain <session>`: asks the live session over its control socket for its explain
+ * payload (the tick ring buffer, every rule against the current screen, pack and version notes)
+ * and renders it. The session computed everything; this only formats it.
+ */
+import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../app/control-socket.js';
+import type { RuleEvaluation } from '../core/evaluate.js';
+import type { SessionState } from '../core/session-state.js';
+import type { TickLogEntry } from '../core/tick-log.js';
+import { findLiveSession } from './commands/ack.js';
+import { CliError } from './errors.js';
+import { explainToJson, renderExplainText, type ExplainReport } from './render-explain.js';
+import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render-ticks.js';
+
+/** What live-session.ts answers to `explain` (JSON over the socket). */
+export interface ExplainPayload {
+  readonly key: string;
+  readonly agent: string;
+  readonly clock_start_ms: number;
+  readonly now_ms: number;
+  readonly pack: { agent: string; source: 'bundled' | 'user'; path: string; validated_versions: string; unverified: boolean } | null;
+  readonly agent_version: { version: string; source: string } | null;
+  readonly version_note: string | null;
+  readonly pack_notes: readonly string[];
+  readonly state: SessionState;
+  readonly screen: { rows: number; title: string | null; progress: string | null };
+  readonly rules: readonly RuleEvaluation[];
+  readonly ticks: readonly TickLogEntry[];
+}
+
+export async function requestFromSession(query: string, method: 'explain' | 'capture'): Promise<{ key: string; payload: unknown }> {
+  const session = findLiveSession(query);
+  if (session.record.control === '') throw new CliError(`${session.key} has no control socket (it could not create one; see its warnings)`);
+  try {
+    return { key: session.key, payload: await requestControl(session.record.control, { method }, DEFAULT_CONTROL_TIMEOUT_MS) };
+  } catch (error) {
+    if (error instanceof ControlError) throw new CliError(`cannot reach ${session.key}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+function packReport(payload: ExplainPayload): ExplainReport | undefined {
+  if (payload.pack === null) return undefined;
+  const version = payload.agent_version;
+  return {
+    agent: payload.pack.agent,
+    pack: { source: payload.pack.source, path: payload.pack.path, validatedVersions: payload.pack.validated_versions, unverified: payload.pack.unverified },
+    agentVersion:
+      version === null ? undefined : { version: version.version, source: version.source, status: payload.version_note === null ? 'inside' : 'outside' },
+    warnings: payload.version_note === null ? [] : [payload.version_note],
+    input: { file: `the live screen of ${payload.key}`, rows: payload.screen.rows, title: payload.screen.title ?? undefined, progress: payload.screen.progress ?? undefined },
+    rules: payload.rules,
+  };
+}
+
+export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJson: boolean): string {
+  const recent = payload.ticks.slice(-ticks);
+  const current = payload.ticks[payload.ticks.length - 1];
+  const report = packReport(payload);
+  if (asJson) {
+    return `${JSON.stringify(
+      {
+        session: payload.key,
+        agent: payload.agent,
+        state: payload.state.state,
+        stuck: payload.state.stuck,
+        winner: payload.state.winner,
+        rule_id: payload.state.ruleId ?? null,
+        state_since_s: (payload.now_ms - payload.state.stateSinceMs) / 1000,
+        version_note: payload.version_note,
+        pack_notes: payload.pack_notes,
+        current_tick: current === undefined ? null : tickEntryToJson(current, payload.clock_start_ms),
+        ticks: recent.map((e) => tickEntryToJson(e, payload.clock_start_ms)),
+        pack: report === undefined ? null : explainToJson(report),
+      },
+      null,
+      2,
+    )}\n`;
+  }
+  const s = payload.state;
+  const lines = [
+    `session ${payload.key} (${payload.agent}): ${s.state}${s.stuck ? ' (stuck)' : ''} for ${((payload.now_ms - s.stateSinceMs) / 1000).toFixed(1)}s — winner ${s.winner}${s.ruleId === undefined ? '' : `, rule ${s.ruleId}`}`,
+  ];
+  if (payload.version_note !== null) lines.push(`warning: ${payload.version_note}`);
+  for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
+  lines.push('');
+  lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`));
+  lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');
+  lines.push(report === undefined ? 'no pack: screen rules do not apply to this session' : `every rule against the screen now:\n${renderExplainText(report)}`);
+  return `${lines.join('\n')}\n`;
+}

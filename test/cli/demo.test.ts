@@ -1,0 +1,45 @@
+/**
+ * `agentwrap demo --auto` end to end: the built CLI wraps the real demo agent in a PTY, drives
+ * it by keystrokes, and reports every published state. The published sequence must be exactly
+ * the turn's story, with no spurious transition, and blocked must follow the dialog quickly.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from '../helpers/cli.js';
+
+const EXPECTED = ['idle', 'working', 'done', 'idle', 'working', 'blocked', 'working', 'done', 'idle'];
+
+describe('agentwrap demo --auto', () => {
+  it.each([1, 2, 3])('run %i publishes exactly the story of the turn', (run) => {
+    ensureBuilt();
+    const stateDir = mkdtempSync(join(tmpdir(), `aw-demo-${run}-`));
+
+    const result = spawnSync(process.execPath, [CLI, 'demo', '--auto', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, AGENT_STATUS_DIR: join(stateDir, 'status') },
+      timeout: 60_000,
+    });
+
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; transitions: { state: string; rule_id: string | null }[]; blocked_latency_ms: number | null };
+    expect(report.ok).toBe(true);
+    expect(report.transitions.map((t) => t.state)).toEqual(EXPECTED);
+    const blocked = report.transitions.find((t) => t.state === 'blocked');
+    expect(blocked?.rule_id).toBe('permission-dialog');
+    expect(report.blocked_latency_ms).not.toBeNull();
+    expect(report.blocked_latency_ms ?? Infinity).toBeLessThan(500);
+  });
+
+  it('says so and drives itself when there is no terminal', () => {
+    ensureBuilt();
+
+    const result = spawnSync(process.execPath, [CLI, 'demo'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain('no terminal here');
+    expect(result.stdout).toContain('published: idle → working → done → idle → working → blocked → working → done → idle');
+  });
+});
