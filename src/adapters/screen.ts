@@ -405,6 +405,11 @@ abstract class FlowControlledScreen implements Screen {
     for (const item of waiting) for (const resolve of item?.waiters ?? []) resolve();
   }
 
+  /** Nothing sent is waiting for the parser (a resize included). */
+  protected isParserIdle(): boolean {
+    return this.inFlight.length === this.inFlightHead;
+  }
+
   /** When the bytes the parser is working on arrived (the in-flight head), else now. */
   protected headArrivalMs(): number {
     const head = this.inFlight[this.inFlightHead];
@@ -470,7 +475,7 @@ abstract class FlowControlledScreen implements Screen {
   }
 
   private sendItem(item: QueueItem): void {
-    const isIdle = this.inFlight.length === this.inFlightHead;
+    const isIdle = this.isParserIdle();
     this.inFlight.push(item);
     if (item.kind === 'data') this.inFlightBytes += item.data.length;
     this.send(item, isIdle);
@@ -660,9 +665,10 @@ class WorkerScreen extends FlowControlledScreen {
       isAlternateScreen: false,
       revision: 0,
     });
-    this.worker = new Worker(path, { workerData: init });
-    // The mirror must never keep the process alive once the agent has exited.
-    this.worker.unref();
+    // A worker inherits the process's flags; `--input-type` (a `node -e` script) makes its
+    // start fail with ERR_INPUT_TYPE_NOT_ALLOWED, so it is left out.
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    this.worker = new Worker(path, { workerData: init, execArgv });
     this.worker.on('message', (reply: ScreenWorkerReply) => this.onReply(reply));
     // A dead worker cannot parse any more: resolve every waiter rather than hang the session,
     // keep the last view, and tell the owner (the passthrough itself is unaffected).
@@ -675,6 +681,10 @@ class WorkerScreen extends FlowControlledScreen {
       if (!this.isDisposed) onWorkerError?.(new Error(`screen worker exited with code ${code}`));
       this.dispose();
     });
+    // An idle mirror must not keep the process alive once the agent has exited, but a busy one
+    // must: someone may be awaiting a write. (Unref after adding listeners: a 'message'
+    // listener added later refs the worker again.)
+    this.worker.unref();
   }
 
   view(): ScreenView {
@@ -685,7 +695,8 @@ class WorkerScreen extends FlowControlledScreen {
     return this.latestEvidence;
   }
 
-  protected send(item: QueueItem): void {
+  protected send(item: QueueItem, isIdle: boolean): void {
+    if (isIdle) this.worker.ref();
     if (item.kind === 'resize') {
       this.post({ type: 'resize', cols: item.cols, rows: item.rows });
       return;
@@ -713,6 +724,7 @@ class WorkerScreen extends FlowControlledScreen {
     if (reply.view !== undefined) this.latestView = reply.view;
     if (reply.evidence !== undefined) this.latestEvidence = reply.evidence;
     for (let i = 0; i < reply.count; i++) this.completeHead();
+    if (!this.isDisposed && this.isParserIdle()) this.worker.unref();
   }
 }
 

@@ -49,6 +49,11 @@ export interface LiveSessionOptions {
   /** Writes to the user's terminal (notifications); default process.stdout. */
   readonly writeTerminal?: (data: string) => void;
   readonly clock?: Clock;
+  /**
+   * False when the state directory was refused before launch (already said once): then no
+   * record and no control socket, and the detector still runs (for --notify and recording).
+   */
+  readonly isPublishing?: boolean;
   /** Every change of the published state, after it was published. */
   readonly onStateChange?: (event: StateChangeEvent, entry: TickLogEntry) => void;
 }
@@ -77,7 +82,10 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const firstPack = packSource(clock.nowMs());
   const sourceCli = firstPack?.agent ?? options.packAgent ?? commandName;
   const key = recordKey(sourceCli, options.sessionId);
-  const agentVersion = detectAgentVersion(options.command, options.env);
+  // The installed version, found without running the agent. Only when the command is the one
+  // the pack is for: `--pack demo` on `node agent.js` must not report node's version as the demo's.
+  const isPackCommand = firstPack === undefined || firstPack.compiled.pack.commands.includes(commandName);
+  const agentVersion = isPackCommand ? detectAgentVersion(options.command, options.env) : undefined;
   const versionNote = describeVersion(firstPack, agentVersion?.version);
   if (versionNote !== undefined) warn(versionNote);
 
@@ -258,6 +266,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
 
   const stateRoot = resolveStateRoot(options.env);
   const publishing = (async () => {
+    if (options.isPublishing === false) return;
     try {
       sweepStaleRecords(stateRoot, clock.wallMs(), isPidAlive);
     } catch (error) {

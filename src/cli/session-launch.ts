@@ -36,10 +36,10 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
         record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
         notify: request.flags.notify,
         onStateCommand: request.flags.onState,
+        isPublishing: refused === undefined,
         // Anything said while the agent owns the screen would scribble over it: kept for the end
         // (and visible meanwhile through `agentwrap status explain`).
         warn: (message) => {
-          if (refused !== undefined && message.startsWith('not publishing')) return;
           if (!warnings.includes(message)) warnings.push(message);
         },
       });

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -397,3 +398,21 @@ describe('chunk boundaries', () => {
   });
 });
 
+describe.skipIf(!IS_WORKER_BUILT)('the worker thread', () => {
+  it('keeps the process alive while a write is pending and lets it exit once idle', () => {
+    const screenModule = new URL('../../dist/src/adapters/screen.js', import.meta.url).href;
+    const script = `
+      import { createScreen } from ${JSON.stringify(screenModule)};
+      const clock = { nowMs: () => 0, wallMs: () => 0 };
+      const onWorkerError = (error) => console.error(error);
+      const screen = createScreen({ cols: 20, rows: 2, clock, worker: true, onWorkerError });
+      await screen.write('parsed in worker');
+      console.log(screen.view().rows[0]);
+    `;
+
+    // Without the ref the process would exit before printing; without the unref it would hang.
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 15_000 });
+
+    expect(output.toString().trim()).toBe('parsed in worker');
+  });
+});

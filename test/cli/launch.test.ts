@@ -122,7 +122,7 @@ describe('agentwrap run in a terminal', () => {
     expect(output.split('\x1b[?1049l')).toHaveLength(2);
   });
 
-  it('gives the agent the user environment unchanged, TMUX included', async () => {
+  it('gives the agent the user environment unchanged, TMUX included, plus AGENTWRAP_* only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwrap-env-'));
     const outer = openOuterTerminal(
       `env | sort > ${dir}/direct; ${WRAP} run -- sh -c 'env | sort > ${dir}/wrapped'; echo END`,
@@ -131,10 +131,12 @@ describe('agentwrap run in a terminal', () => {
 
     await outer.waitFor('END');
 
-    const wrapped = readFileSync(join(dir, 'wrapped'), 'utf8');
-    expect(wrapped).toContain('TMUX=/tmp/tmux-0/default,1,0\n');
-    expect(wrapped).toContain('TMUX_PANE=%7\n');
-    expect(wrapped).toBe(readFileSync(join(dir, 'direct'), 'utf8'));
+    const wrapped = readFileSync(join(dir, 'wrapped'), 'utf8').split('\n');
+    expect(wrapped).toContain('TMUX=/tmp/tmux-0/default,1,0');
+    expect(wrapped).toContain('TMUX_PANE=%7');
+    expect(wrapped).toContain('COLUMNS=33');
+    // Exactly the user's environment, plus agentwrap's own AGENTWRAP_* variables.
+    expect(wrapped.filter((line) => !line.startsWith('AGENTWRAP_'))).toEqual(readFileSync(join(dir, 'direct'), 'utf8').split('\n'));
   });
 
   it('delivers every byte of a large write made right before the agent exits', async () => {

@@ -185,11 +185,11 @@ describe('status explain --file', () => {
     expect((JSON.parse(result.stdout) as { agent: string; state: string }).state).toBe('working');
   });
 
-  it('the session form is a usage error for now', () => {
-    const result = run(['status', 'explain', 'some-session']);
+  it('the session form says clearly when no such session is running', () => {
+    const result = run(['status', 'explain', 'some-session'], { AGENT_STATUS_DIR: join(home, 'status') });
 
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('status explain <session> is not available yet');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no live agentwrap session matches "some-session"');
   });
 
   it('an unknown agent is an error naming the known ones', () => {

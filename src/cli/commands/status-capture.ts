@@ -24,7 +24,7 @@ export async function main(args: readonly string[]): Promise<number> {
   const { key, payload } = await requestFromSession(positionals[0] ?? '', 'capture');
   const capture = payload as CapturePayload;
   const stamp = new Date().toISOString();
-  const version = capture.agent_version === null ? 'version unknown' : `${capture.agent} ${capture.agent_version}`;
+  const version = `${capture.agent} ${capture.agent_version ?? '(version unknown)'}`;
   const written = writeCapture(values.out ?? '.', {
     agent: capture.agent,
     snapshot: capture.snapshot,

@@ -1,0 +1,178 @@
+/**
+ * The live session end to end, as a user sees it: two wrapped demo agents in their own
+ * terminals; `status`, `status --json`, `status explain`, `status capture`, `ack` and `events`
+ * from outside; records private; a killed wrapper's line gone; a symlinked state directory
+ * refused with one warning while the agent runs normally.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from '../helpers/cli.js';
+import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
+
+const opened: OuterTerminal[] = [];
+
+afterEach(async () => {
+  for (const term of opened.splice(0)) {
+    term.pty.kill('SIGHUP');
+    await Promise.race([term.exited, new Promise((r) => setTimeout(r, 3000))]);
+  }
+});
+
+function cli(args: readonly string[], env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+interface Listed {
+  key: string;
+  state: string;
+  agent: string;
+  rule_id?: string | null;
+}
+
+function listSessions(env: Record<string, string>): Listed[] {
+  const result = cli(['status', '--json'], env);
+  expect(result.code, result.stderr).toBe(0);
+  const doc = JSON.parse(result.stdout) as { sessions: Listed[] };
+  return doc.sessions;
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function startDemo(env: Record<string, string>): OuterTerminal {
+  const term = openOuterTerminal(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} demo --speed 4`, { env });
+  opened.push(term);
+  return term;
+}
+
+describe('a live wrapped session seen from outside', () => {
+  it('shows two sessions with their states, explains them, captures, acks, and drops a killed one', async () => {
+    ensureBuilt();
+    const base = mkdtempSync(join(tmpdir(), 'aw-live-'));
+    const env = { AGENT_STATUS_DIR: join(base, 'status') };
+    const first = startDemo(env);
+    const second = startDemo(env);
+    await first.waitFor('? for shortcuts');
+    await second.waitFor('? for shortcuts');
+    const sessions = await until('two idle sessions', () => {
+      const list = listSessions(env);
+      return list.length === 2 && list.every((s) => s.state === 'idle') ? list : undefined;
+    });
+
+    // Drive the first agent into its permission dialog; the second stays idle.
+    first.pty.write('run the tests\r');
+    await first.waitFor('Esc to cancel');
+    const firstKey = await until('the first session blocked', () => listSessions(env).find((s) => s.state === 'blocked')?.key);
+    const states = listSessions(env).map((s) => s.state).sort();
+    expect(states).toEqual(['blocked', 'idle']);
+    expect(sessions.map((s) => s.key)).toContain(firstKey);
+
+    const explained = cli(['status', 'explain', firstKey], env);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).toContain(`session ${firstKey} (demo): blocked`);
+    expect(explained.stdout).toContain('rule permission-dialog');
+    expect(explained.stdout).toMatch(/★ permission-dialog/);
+    const explainedJson = JSON.parse(cli(['status', 'explain', firstKey, '--json', '--ticks', '3'], env).stdout) as {
+      state: string;
+      rule_id: string;
+      ticks: unknown[];
+      pack: { rule_id: string };
+    };
+    expect(explainedJson.state).toBe('blocked');
+    expect(explainedJson.rule_id).toBe('permission-dialog');
+    expect(explainedJson.ticks.length).toBeLessThanOrEqual(3);
+    expect(explainedJson.pack.rule_id).toBe('permission-dialog');
+
+    const out = join(base, 'captured');
+    const captured = cli(['status', 'capture', firstKey, '--out', out], env);
+    expect(captured.code, captured.stderr).toBe(0);
+    const fixture = readdirSync(out).find((f) => f.endsWith('.txt'));
+    expect(fixture).toMatch(/^blocked_/);
+    const fixtureText = readFileSync(join(out, fixture ?? ''), 'utf8');
+    expect(fixtureText).toMatch(/^# provenance: demo /m);
+    expect(fixtureText).toContain('Do you want to run ls -la?');
+    const relint = cli(['status', 'explain', '--file', join(out, fixture ?? ''), '--agent', 'demo', '--json'], env);
+    expect((JSON.parse(relint.stdout) as { state: string }).state).toBe('blocked');
+
+    // Approve; the turn finishes as done (nobody looked); `ack` makes it idle.
+    first.pty.write('1');
+    await until('the first session done', () => (listSessions(env).find((s) => s.key === firstKey)?.state === 'done' ? true : undefined));
+    const acked = cli(['ack', firstKey], env);
+    expect(acked.code, acked.stderr).toBe(0);
+    await until('the first session idle after ack', () => (listSessions(env).find((s) => s.key === firstKey)?.state === 'idle' ? true : undefined));
+
+    // Records are private.
+    const sessionsDir = join(env.AGENT_STATUS_DIR, 'sessions');
+    expect(statSync(sessionsDir).mode & 0o777).toBe(0o700);
+    for (const file of readdirSync(sessionsDir)) expect(statSync(join(sessionsDir, file)).mode & 0o777).toBe(0o600);
+    // No screen text in records.
+    for (const file of readdirSync(sessionsDir)) expect(readFileSync(join(sessionsDir, file), 'utf8')).not.toContain('ls -la');
+
+    // kill -9 of the first wrapper: its line disappears (the pid is dead) while the other stays.
+    first.pty.kill('SIGKILL');
+    const remaining = await until('one session left', () => {
+      const list = listSessions(env);
+      return list.length === 1 ? list : undefined;
+    });
+    expect(remaining[0]?.key).not.toBe(firstKey);
+  });
+
+  it('streams transitions as NDJSON with events', async () => {
+    ensureBuilt();
+    const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-events-')), 'status') };
+    const term = startDemo(env);
+    await term.waitFor('? for shortcuts');
+    await until('an idle session', () => (listSessions(env)[0]?.state === 'idle' ? true : undefined));
+    const events = spawn(process.execPath, [CLI, 'events'], { env: { ...process.env, ...env } });
+    let text = '';
+    events.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    await until('the snapshot line', () => (text.includes('"to":"idle"') ? true : undefined));
+
+    term.pty.write('hello there\r');
+    await until('working then done', () => (text.includes('"to":"working"') && text.includes('"to":"done"') ? true : undefined));
+    events.kill('SIGINT');
+
+    const lines = text.trim().split('\n').map((line) => JSON.parse(line) as { from: string | null; to: string; agent: string });
+    expect(lines[0]).toMatchObject({ from: null, to: 'idle', agent: 'demo' });
+    expect(lines.map((l) => l.to)).toEqual(expect.arrayContaining(['working', 'done']));
+  });
+
+  it('refuses a symlinked state directory with one warning and the agent runs normally', async () => {
+    ensureBuilt();
+    const base = mkdtempSync(join(tmpdir(), 'aw-symlink-'));
+    const real = join(base, 'real');
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(base, 'link');
+    symlinkSync(real, link);
+    const term = openOuterTerminal(
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} demo --speed 4; echo "EXIT=$?"`,
+      { env: { AGENT_STATUS_DIR: link } },
+    );
+    opened.push(term);
+    await term.waitFor('? for shortcuts');
+    term.pty.write('hello\r');
+    await term.waitFor('Worked for');
+    term.pty.write('/exit\r');
+    await term.waitFor('EXIT=0');
+
+    const output = term.output();
+    const warnings = output.split('\n').filter((line) => line.includes('agentwrap:') && line.includes(link));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('symlink');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(real, 'sessions'))).toBe(false);
+  });
+});
