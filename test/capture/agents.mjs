@@ -39,6 +39,10 @@ export const AGENTS = {
     version: '1.18.33',
     bin: 'opencode',
     args: [],
+    // Fetched into ~/.config/opencode at startup; pre-installed by install.mjs (see there).
+    configTemplate: ['@opencode-ai/plugin@{version}'],
+    // Its TUI goes quiet for seconds while it boots; typing earlier is lost.
+    readyMinMs: 8000,
     // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // No first-run dialog with a configured provider.

@@ -209,6 +209,7 @@ export async function runScenario(opts) {
   let lastWasDeny = false;
   let error;
   try {
+    if (profile.readyMinMs) await sleep(profile.readyMinMs);
     const readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS, { needOutput: true });
     devent('ready');
     await snap('ready');

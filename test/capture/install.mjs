@@ -72,7 +72,27 @@ export function ensureInstalled(agent, version, log = console.error) {
     reported = probeVersion(bin);
     if (reported === undefined) throw new Error(`${a.pkg}@${v}: ${bin} --version failed after install`);
   }
-  return { agent, pkg: a.pkg, version: v, bin, reported };
+  const extra = a.configTemplate ? ensureConfigTemplate(a, v, log) : undefined;
+  return { agent, pkg: a.pkg, version: v, bin, reported, ...(extra ? { configTemplate: extra } : {}) };
+}
+
+/**
+ * Some CLIs install packages into their config directory at startup (OpenCode fetches
+ * @opencode-ai/plugin into ~/.config/opencode), which fails inside the lab's network namespace
+ * after a long timeout. Install them once here, outside the namespace; seeding copies them.
+ */
+export function configTemplateDir(agent, version) {
+  return join(prefixFor(AGENTS[agent].pkg, version), 'config-template');
+}
+
+function ensureConfigTemplate(a, v, log) {
+  const dir = join(prefixFor(a.pkg, v), 'config-template');
+  const pkgs = a.configTemplate.map((p) => p.replace('{version}', v));
+  if (existsSync(join(dir, 'node_modules'))) return dir;
+  log(`[install] config template ${pkgs.join(' ')} -> ${dir}`);
+  mkdirSync(dir, { recursive: true });
+  execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', ...pkgs], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return dir;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

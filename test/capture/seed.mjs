@@ -5,7 +5,8 @@
 // `firstRun` leaves the first-run dialogs (trust this folder, use this API key…) in place, so a
 // startup scenario can record them; onboarding itself stays done where the CLI would otherwise
 // need the vendor's servers.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, cpSync, existsSync } from 'node:fs';
+import { configTemplateDir } from './install.mjs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -125,6 +126,8 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version }) {
           },
         },
       };
+      const template = configTemplateDir('opencode', version);
+      if (existsSync(template)) cpSync(template, join(home, '.config', 'opencode'), { recursive: true });
       write(join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify(cfg, null, 2));
       Object.assign(env, { OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: 'true' });
       break;
