@@ -28,6 +28,7 @@
 import { readFileSync, readSync, realpathSync, statSync, accessSync, constants as fsConstants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ReadStream } from 'node:tty';
+import { parseStat, type ProcStat } from '../core/process.js';
 import * as nodePty from 'node-pty';
 
 /** Read size when draining the pty by hand after libuv's early EOF (see the 'end' handler). */
@@ -187,29 +188,10 @@ export function resolveExecutable(name: string, env: NodeJS.ProcessEnv, cwd: str
     : { ok: false, reason: 'not-executable', path: sawNonExecutable };
 }
 
-export interface ProcStat {
-  /** One-letter state: R, S, D, T (stopped), t (traced), Z… */
-  readonly state: string;
-  readonly pgrp: number;
-  /** Foreground process group of the process's controlling terminal (-1 when none). */
-  readonly tpgid: number;
-}
-
-/** Parses /proc/<pid>/stat. The command name may hold spaces and parentheses: cut at the last ')'. */
-export function parseProcStat(text: string): ProcStat | undefined {
-  const close = text.lastIndexOf(')');
-  if (close < 0) return undefined;
-  const fields = text.slice(close + 2).split(' ');
-  const [state, , pgrp, , , tpgid] = fields;
-  if (state === undefined || pgrp === undefined || tpgid === undefined) return undefined;
-  const parsed = { state, pgrp: Number(pgrp), tpgid: Number(tpgid) };
-  return Number.isInteger(parsed.pgrp) && Number.isInteger(parsed.tpgid) ? parsed : undefined;
-}
-
 /** /proc/<pid>/stat, or undefined where /proc is missing (not Linux) or the process is gone. */
 export function readProcStat(pid: number): ProcStat | undefined {
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     // No /proc (macOS) or the process already went away: absent, not "running".
     return undefined;

@@ -5,8 +5,9 @@
  * both use it; replay asks for `exact` mode so nothing is ever skipped.
  *
  * Flow control (why it looks like this). The launcher writes every PTY chunk to the user's
- * terminal first and then calls `write` without awaiting. xterm parses at ~75–110 MB/s on the
- * main thread and throws once more than 50 MB wait to be parsed, and a PTY flood can outrun it.
+ * terminal first and then calls `write` without awaiting. xterm parses at ~75–110 MB/s on an
+ * idle machine (45–55 MB/s per CPU second measured on a loaded 2-core one, see docs/screen.md)
+ * and throws once more than 50 MB wait to be parsed; a PTY flood (~80–100 MB/s) outruns it.
  * Two choices existed: (b) a backpressure signal that pauses the PTY until the mirror catches
  * up, which would throttle the user's own terminal to the mirror's parse speed (and put a
  * status tool in the passthrough's critical path), or (a) skip the OLDEST unparsed backlog.
@@ -23,7 +24,9 @@
  *
  * `worker: true` runs the parser in a worker thread (src/adapters/screen-worker.ts) behind the
  * same interface: the flow control stays here, the worker parses and sends back the view and
- * evidence with each acknowledgement, so `view()` and `evidence()` stay synchronous.
+ * evidence with each acknowledgement, so `view()` and `evidence()` stay synchronous. It takes
+ * the parse off the passthrough's thread (main-thread time for 200 MB: ~0.2 s instead of ~4 s)
+ * at the price of ~13 MB RSS and a few hundred ms of start-up.
  */
 import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
@@ -45,7 +48,7 @@ export const IN_FLIGHT_MAX_BYTES = 1024 * 1024;
  * hides the round trip of acknowledgements. */
 export const WORKER_IN_FLIGHT_MAX_BYTES = 4 * 1024 * 1024;
 /** Unparsed backlog (beyond what xterm holds) above which the oldest bytes are skipped.
- * 4 MiB is ~40–50 ms of parsing: the most the mirror can lag behind the passthrough. */
+ * 4 MiB is ~40–80 ms of parsing: about the most the mirror can lag behind the passthrough. */
 export const BACKLOG_HIGH_BYTES = 4 * 1024 * 1024;
 /** What a cut keeps: the newest bytes, several full redraws of a 200x50 TUI (~50–100 KB each). */
 export const BACKLOG_LOW_BYTES = 1024 * 1024;
@@ -110,12 +113,14 @@ export interface ScreenStats {
 
 export interface Screen {
   /** Resolves once these bytes are parsed (or skipped by flow control, and the bytes after
-   * them parsed). Never throws, never waits for anything but the parser. */
+   * them parsed). Never throws, never waits for anything but the parser. The screen holds on
+   * to `data` until then: do not reuse the buffer. */
   write(data: Uint8Array | string): Promise<void>;
   /** Applied in order with writes: bytes written before it are parsed at the old size. */
   resize(cols: number, rows: number): Promise<void>;
   /** The live viewport; the same object is returned until the screen actually changes. */
   view(): ScreenView;
+  /** Title, progress and mark objects are replaced only when they change (compare by identity). */
   evidence(): ScreenEvidence;
   stats(): ScreenStats;
   /** True while bytes are waiting to be parsed (read `stats()` for how many). */
@@ -369,8 +374,9 @@ abstract class FlowControlledScreen implements Screen {
     return new Promise<void>((resolve) => {
       this.backlog.push({ kind: 'data', data, atMs: this.clock.nowMs(), waiters: [resolve] });
       this.backlogBytes += data.length;
-      if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog();
+      // Pump first: whatever fits in flight is parsed, only the rest can be skipped.
       this.pump();
+      if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog();
     });
   }
 
@@ -593,7 +599,7 @@ class LocalScreen extends FlowControlledScreen {
 
   protected disposeParser(): void {
     // The last view outlives the terminal: a final tick may still read it after the agent exits.
-    this.view();
+    this.lastView = this.mirror.view();
     this.mirror.dispose();
   }
 }
@@ -721,11 +727,29 @@ class WorkerScreen extends FlowControlledScreen {
   }
 
   private onReply(reply: ScreenWorkerReply): void {
-    if (reply.view !== undefined) this.latestView = reply.view;
-    if (reply.evidence !== undefined) this.latestEvidence = reply.evidence;
+    if (reply.view !== undefined) {
+      this.latestView = Object.freeze({ ...reply.view, rows: Object.freeze(reply.view.rows) });
+    }
+    if (reply.evidence !== undefined) this.latestEvidence = keepIdentity(this.latestEvidence, reply.evidence);
     for (let i = 0; i < reply.count; i++) this.completeHead();
     if (!this.isDisposed && this.isParserIdle()) this.worker.unref();
   }
+}
+
+/**
+ * Evidence cloned across the thread boundary, with each unchanged part replaced by the object
+ * already held: on the main thread too, a title or progress object is replaced only when it
+ * changed, so a tick may compare them by identity.
+ */
+function keepIdentity(previous: ScreenEvidence, next: ScreenEvidence): ScreenEvidence {
+  const keep = <T extends object>(old: T | undefined, fresh: T | undefined, same: (a: T, b: T) => boolean): T | undefined =>
+    old !== undefined && fresh !== undefined && same(old, fresh) ? old : fresh && Object.freeze(fresh);
+  return {
+    ...next,
+    title: keep(previous.title, next.title, (a, b) => a.text === b.text && a.changedAtMs === b.changedAtMs),
+    progress: keep(previous.progress, next.progress, (a, b) => a.atMs === b.atMs && a.state === b.state && a.value === b.value),
+    lastMark: keep(previous.lastMark, next.lastMark, (a, b) => a.atMs === b.atMs && a.kind === b.kind && a.exitCode === b.exitCode),
+  };
 }
 
 function sameView(a: ScreenView, b: Omit<ScreenView, 'revision'>): boolean {

@@ -10,6 +10,7 @@
  * stdout; the `stty -g` snapshot taken before is what restore() puts back.
  */
 import { spawnSync } from 'node:child_process';
+import { startTerminalGuardian, type TerminalGuardian } from './terminal-guardian.js';
 
 export interface TerminalSize {
   readonly cols: number;
@@ -43,6 +44,11 @@ export interface OuterTerminal {
   suspendSelf(): void;
   /** Stops listening to input and resizes. Does not restore: call restore() for that. */
   dispose(): void;
+  /**
+   * What to write if agentwrap dies without restoring (kill -9): the resets for the modes the
+   * agent has on now. Optional: only a real terminal has a guardian to tell.
+   */
+  setCrashReset?(sequence: string): void;
 }
 
 type Warn = (message: string) => void;
@@ -64,6 +70,8 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
   let outputSnapshot: string | undefined;
   let isOutputGone = false;
   let isExitHookInstalled = false;
+  // Started on the first enterRaw; restores the terminal if agentwrap is killed (terminal-guardian.ts).
+  let guardian: TerminalGuardian | undefined;
   const size = (): TerminalSize => {
     if (stdout.isTTY === true) {
       const [cols, rows] = stdout.getWindowSize();
@@ -96,6 +104,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
       // The terminal is gone (hangup): there is nothing left to restore.
     }
     if (outputSnapshot !== undefined) runStty([outputSnapshot], 1);
+    guardian?.disarmed();
   };
 
   const enterRaw = (): void => {
@@ -107,6 +116,10 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
     const opost = runStty(['-opost'], 1);
     if (!opost.ok) {
       warnOnce('opost', `could not turn off output post-processing (stty: ${opost.error}); programs that send bare line feeds may look different`);
+    }
+    if (outputSnapshot !== undefined) {
+      guardian ??= startTerminalGuardian(outputSnapshot, 1, (message) => warnOnce('guardian', message));
+      guardian.armed();
     }
     if (!isExitHookInstalled) {
       isExitHookInstalled = true;
@@ -162,6 +175,9 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
       for (const dispose of disposers.splice(0)) dispose();
       stdin.pause();
     },
+    setCrashReset(sequence) {
+      guardian?.setReset(sequence);
+    },
   };
 }
 
@@ -208,6 +224,15 @@ export class ModeTracker {
   private isModifyOtherKeysSet = false;
   private isKeypadApplication = false;
   private isSgrDirty = false;
+  private revisionCount = 0;
+
+  /**
+   * Changes whenever a mode other than the colour changes, so a caller can tell cheaply when
+   * `resetSequence()` says something new (colours change constantly and are always reset).
+   */
+  get revision(): number {
+    return this.revisionCount;
+  }
 
   /** Scans one chunk of output; sequences split across chunks are handled. */
   feed(chunk: Uint8Array): void {
@@ -263,9 +288,11 @@ export class ModeTracker {
         this.state = 'string';
         return;
       case 0x3d: // = DECKPAM
+        if (!this.isKeypadApplication) this.revisionCount += 1;
         this.isKeypadApplication = true;
         break;
       case 0x3e: // > DECKPNM
+        if (this.isKeypadApplication) this.revisionCount += 1;
         this.isKeypadApplication = false;
         break;
       case 0x63: // c RIS: full reset, everything back to defaults
@@ -303,6 +330,7 @@ export class ModeTracker {
         const mode = Number(part);
         if (!Number.isInteger(mode)) continue;
         const isOn = final === 'h';
+        const before = this.changedModes.size;
         if (DEC_MODES_OFF_BY_DEFAULT.has(mode)) {
           if (isOn) this.changedModes.add(mode);
           else this.changedModes.delete(mode);
@@ -310,6 +338,7 @@ export class ModeTracker {
           if (isOn) this.changedModes.delete(mode);
           else this.changedModes.add(mode);
         }
+        if (this.changedModes.size !== before) this.revisionCount += 1;
       }
       return;
     }
@@ -318,13 +347,17 @@ export class ModeTracker {
       if (prefix === '>') this.kittyDepth += 1;
       else if (prefix === '<') this.kittyDepth = Math.max(0, this.kittyDepth - (Number(params.slice(1)) || 1));
       else if (prefix === '=') this.isKittyFlagsSet = !/^=0*(;|$)/.test(params);
+      this.revisionCount += 1;
       return;
     }
     if (final === 'm') {
       if (prefix === '>') {
         // XTMODKEYS: CSI > 4 ; n m (n > 0 turns modifyOtherKeys on; CSI > 4 m resets it).
         const [resource, value] = params.slice(1).split(';');
-        if (resource === '4') this.isModifyOtherKeysSet = value !== undefined && Number(value) > 0;
+        if (resource === '4') {
+          this.isModifyOtherKeysSet = value !== undefined && Number(value) > 0;
+          this.revisionCount += 1;
+        }
         return;
       }
       if (prefix !== '' && !/^[0-9]/.test(prefix)) return;
@@ -335,6 +368,7 @@ export class ModeTracker {
   }
 
   private resetAll(): void {
+    this.revisionCount += 1;
     this.changedModes.clear();
     this.kittyDepth = 0;
     this.isKittyFlagsSet = false;

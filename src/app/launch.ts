@@ -116,11 +116,18 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 
   const modes = new ModeTracker();
   const disposers: Array<() => void> = [];
+  // The terminal guardian (adapters/terminal-guardian.ts) learns the resets only when a mode
+  // changes, which is rare: one integer comparison per chunk.
+  let guardedRevision = modes.revision;
 
   disposers.push(
     pty.onData((chunk) => {
       terminal.write(chunk);
       modes.feed(chunk);
+      if (modes.revision !== guardedRevision) {
+        guardedRevision = modes.revision;
+        terminal.setCrashReset?.(modes.resetSequence());
+      }
       callTaps(outputTaps, 'output', chunk);
     }),
   );

@@ -4,7 +4,8 @@
  * reaches a terminal: records are written by other programs, and a title or a cwd holding an
  * escape sequence must not be able to drive the reader's terminal.
  */
-import { rollUp, sanitizeTitle } from '../core/record.js';
+import { sanitizeTitle } from '../core/record.js';
+import { rollUp } from '../core/session-state.js';
 import { ROLLUP_ORDER, type AgentState } from '../core/types.js';
 import type { ListedSession } from '../app/session-store.js';
 
@@ -55,8 +56,10 @@ export function countStates(sessions: readonly ListedSession[]): Record<AgentSta
   return counts;
 }
 
+/** The most urgent state of agentwrap's own sessions; undefined when there are none. */
 export function rollUpSessions(sessions: readonly ListedSession[]): AgentState | undefined {
-  return rollUp(sessions.filter(isOwn).map((s) => s.record.state));
+  const states = sessions.filter(isOwn).map((s) => s.record.state);
+  return states.length === 0 ? undefined : rollUp(states);
 }
 
 export function statusJson(view: StatusView): StatusJson {

@@ -122,3 +122,19 @@ export const TICK_LOG_CAPACITY = 60;
 
 /** Characters of the title kept in a tick-log digest; titles are bounded before they travel. */
 export const TICK_LOG_TITLE_MAX_CHARS = 120;
+
+/**
+ * A reporter's claim (a permission request asserting blocked, an authoritative plugin's
+ * working/idle) counts this long after it arrived unless the source releases it earlier.
+ * Permission dialogs wait for as long as the operator is away, so the bound is long; it exists
+ * so a claim whose end was never reported (a dialog answered remotely, a hook that crashed)
+ * cannot pin a state forever. A blocked claim also ends at the first keystroke after it.
+ */
+export const REPORT_CLAIM_TTL_MS = 600_000;
+
+/**
+ * A report that took longer than this from `agentwrap report` starting to the session receiving
+ * it is stale and dropped: the command gives up on the socket after 300 ms, so anything older
+ * was stuck somewhere and describes a moment that has passed.
+ */
+export const REPORT_MAX_DELIVERY_MS = 5_000;

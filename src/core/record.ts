@@ -7,7 +7,7 @@
  * Privacy (shared/seeds/001): a record carries no prompt, tool output or screen text; the only
  * free text is the terminal title, which is sanitized and bounded here.
  */
-import { ROLLUP_ORDER, type AgentState } from './types.js';
+import type { AgentState } from './types.js';
 
 /** Schema major version this module reads and writes; schema-2 files are ignored (convention §6). */
 export const RECORD_SCHEMA = 1;
@@ -389,10 +389,4 @@ export function isRecordLive(published: PublishedRecord, nowWallMs: number, isPi
   if (!isLive(published.record, nowWallMs)) return false;
   const pid = ownerPid(published);
   return pid === undefined || isPidAlive(pid);
-}
-
-/** Most urgent state first (architecture.md §3); undefined when there is nothing to roll up. */
-export function rollUp(states: readonly AgentState[]): AgentState | undefined {
-  for (const state of ROLLUP_ORDER) if (states.includes(state)) return state;
-  return undefined;
 }

@@ -114,6 +114,58 @@ export interface EvidenceSnapshot {
   readonly lastInputAtMs: number | undefined;
   readonly process: ProcessEvidence;
   readonly exit: ExitEvidence | undefined;
+  /**
+   * What agent hooks and plugins reported (`agentwrap report` → control socket → core/gating),
+   * one entry per reporting source. Absent or empty: no reporter, screens alone decide.
+   */
+  readonly reports?: readonly ReportEvidence[];
+}
+
+/** A state a reporter source may claim; `done` is never reported (it is derived from seen). */
+export type ReportedState = 'blocked' | 'working' | 'idle';
+
+/**
+ * How far a claim is trusted (core/gating.ts). `authoritative`: a full-lifecycle source (an
+ * OpenCode plugin, a custom agent's own reporter) that may author working/idle/blocked below a
+ * visible screen blocker. `blocker`: a source trusted only to say "the operator is being asked"
+ * (Claude Code, Codex hooks); its stop/idle events never author state.
+ */
+export type ReportGrade = 'authoritative' | 'blocker';
+
+/** What gating did with a source's last event. */
+export type ReportEffect =
+  | 'asserted'
+  | 'released'
+  | 'identity'
+  | 'dropped-out-of-order'
+  | 'dropped-stale'
+  | 'dropped-unknown-event';
+
+/** A claim a source holds until it is released, answered by a keystroke, or expires. */
+export interface ReportAssertion {
+  readonly state: ReportedState;
+  readonly grade: ReportGrade;
+  /** The event that made the claim, e.g. `PermissionRequest`, `session.status`. */
+  readonly event: string;
+  /** Session clock time the claim arrived. */
+  readonly atMs: number;
+}
+
+/** One reporting source as gating left it; built by app/reporter, read by arbitrate and explain. */
+export interface ReportEvidence {
+  /** Who reports, e.g. `claude-hooks`, `codex-notify`, `opencode-plugin`. */
+  readonly source: string;
+  /** The agent the source said it reports for. */
+  readonly agent: string;
+  readonly lastEvent: string;
+  /** Session clock time the last event arrived (accepted or not). */
+  readonly lastAtMs: number;
+  /** Highest sequence number accepted from this source; undefined when it sends none. */
+  readonly lastSeq: number | undefined;
+  readonly lastEffect: ReportEffect;
+  readonly accepted: number;
+  readonly dropped: number;
+  readonly assertion: ReportAssertion | undefined;
 }
 
 /** One matching rule of a pack, as evaluate reports it. */

@@ -7,7 +7,6 @@ import {
   childCwd,
   childEnvironment,
   exitCodeOf,
-  parseProcStat,
   resolveExecutable,
   spawnPty,
   type PtyProcess,
@@ -168,16 +167,6 @@ describe('pty helpers', () => {
     [0, 9, 137],
   ] as const)('exitCodeOf(%s, %s) is %s', (exitCode, signal, expected) => {
     expect(exitCodeOf(exitCode, signal)).toBe(expected);
-  });
-
-  it('parses /proc stat lines whose command name holds spaces and parentheses', () => {
-    const stat = parseProcStat('4242 (my (odd) name) T 1 4242 4242 34816 4250 4194560 0 0');
-
-    expect(stat).toEqual({ state: 'T', pgrp: 4242, tpgid: 4250 });
-  });
-
-  it('rejects a stat line it cannot read', () => {
-    expect(parseProcStat('garbage')).toBeUndefined();
   });
 
   it('refuses extra environment variables outside AGENTWRAP_*', () => {

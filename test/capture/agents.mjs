@@ -41,8 +41,9 @@ export const AGENTS = {
     args: [],
     // Fetched into ~/.config/opencode at startup; pre-installed by install.mjs (see there).
     configTemplate: ['@opencode-ai/plugin@{version}'],
-    // Its TUI goes quiet for seconds while it boots; typing earlier is lost.
-    readyMinMs: 8000,
+    // It sends a few terminal queries, then stays silent for seconds while it boots (longer in
+    // the network namespace); typing before the first full paint is lost.
+    readyBytes: 4000,
     // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // No first-run dialog with a configured provider.

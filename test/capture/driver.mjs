@@ -144,6 +144,7 @@ export async function runScenario(opts) {
   const titles = [];
   const screens = [];
   let firstOutputWall;
+  let outputBytes = 0;
   const mark = (state, t, extra = {}) => { marks.push({ t, state, ...extra }); rlog(`[label] ${state} at ${t.toFixed(0)} ${extra.why ?? ''}`); };
   const devent = (type, detail) => { const e = { t: nowMs(), type, detail }; driverEvents.push(e); rlog(`[driver] ${type} ${detail ?? ''}`); return e.t; };
 
@@ -165,6 +166,7 @@ export async function runScenario(opts) {
     const t = nowMs();
     firstOutputWall ??= t;
     outputTimes.push(t);
+    outputBytes += data.length;
     rec.onData(t, data);
     term.write(data);
   });
@@ -209,7 +211,9 @@ export async function runScenario(opts) {
   let lastWasDeny = false;
   let error;
   try {
-    if (profile.readyMinMs) await sleep(profile.readyMinMs);
+    // Ready = the first paint happened (enough output bytes) and output then went quiet.
+    const readyBytes = profile.readyBytes ?? 200;
+    while (outputBytes < readyBytes && nowMs() - startWall < READY_CAP_MS && !exited) await sleep(50);
     const readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS, { needOutput: true });
     devent('ready');
     await snap('ready');

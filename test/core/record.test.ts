@@ -11,7 +11,6 @@ import {
   parseRecord,
   recordKey,
   refreshIntervalMs,
-  rollUp,
   sanitizeTitle,
   TITLE_MAX_UNITS,
   type SessionRecordInput,
@@ -272,18 +271,5 @@ describe('heartbeat', () => {
 
   it('treats a heartbeat with non-string capabilities as absent', () => {
     expect(parseHeartbeat({ schema: 1, tool: 't', pid: 1, ts: NOW, ttl_ms: 1, capabilities: [1] })).toBeUndefined();
-  });
-});
-
-describe('rollUp', () => {
-  it.each([
-    [['idle', 'working', 'blocked'], 'blocked'],
-    [['idle', 'done', 'working'], 'done'],
-    [['idle', 'working'], 'working'],
-    [['unknown', 'idle'], 'idle'],
-    [['unknown'], 'unknown'],
-    [[], undefined],
-  ] as const)('%j rolls up to %s', (states, expected) => {
-    expect(rollUp(states)).toBe(expected);
   });
 });
