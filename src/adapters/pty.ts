@@ -71,6 +71,8 @@ export interface PtySpawnOptions {
  * one stop signal an orphaned group still obeys); agentwrap sees that through SIGCHLD and
  * suspends too. On SIGCONT the helper queues a SIGWINCH for the job (so it redraws) and puts
  * it back in the foreground. Its exit status is the job's (128+N after signal N).
+ * A SIGSTOP from outside (status 147) is not a terminal suspend: the helper stays in the
+ * foreground, polls /proc until the agent is continued, and waits on it again.
  * The shell's own job notices go to /dev/null; the agent gets the real stderr back on fd 2.
  * dash (Debian's sh) leaves the environment as it is; a bash-as-sh would bump SHLVL.
  */
@@ -80,8 +82,26 @@ export const JOB_CONTROL_SCRIPT = [
   '"$@" 2>&3 3>&-',
   'status=$?',
   'while kill -0 %1; do',
-  '  kill -STOP $$',
-  '  kill -WINCH %1',
+  // 147 = 128 + SIGSTOP: not Ctrl-Z but someone pausing the agent itself (kill -STOP). The
+  // terminal stays with agentwrap, which keeps watching (a paused agent is reported `stuck`);
+  // once something continues the agent, the helper waits on it in the foreground again.
+  '  if [ "$status" -eq 147 ]; then',
+  // The job's pid: the helper's only child (`jobs -p` would run in a subshell without the job table).
+  '    read -r pid rest < "/proc/$$/task/$$/children"',
+  // The shell took the terminal back when the job stopped, so once continued the agent runs in
+  // the background, and its first read of the terminal stops it again (SIGTTIN): "it ran" is
+  // seen from its context-switch counts changing, not only from its state leaving T.
+  '    ran=$(grep ctxt "/proc/$pid/status")',
+  '    while read -r stat < "/proc/$pid/stat"; do',
+  '      state=${stat##*) }',
+  '      [ "${state%% *}" = T ] || break',
+  '      [ "$(grep ctxt "/proc/$pid/status")" = "$ran" ] || break',
+  '      sleep 0.2',
+  '    done',
+  '  else',
+  '    kill -STOP $$',
+  '    kill -WINCH %1',
+  '  fi',
   '  fg %1 >/dev/null 2>&3 3>&-',
   '  status=$?',
   'done',

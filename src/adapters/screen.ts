@@ -189,7 +189,10 @@ export class MirrorTerminal {
     scrollback: number,
     private readonly arrivalMs: () => number,
   ) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    // logLevel 'off': xterm reports every malformed sequence with console.error (a dump of its
+    // parser state, ~2 KB each). That would land on agentwrap's stderr, which is the user's
+    // terminal, and hostile output can trigger it thousands of times a second.
+    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
     const parser = this.term.parser;
     // Handlers return true: the sequence is ours, xterm's defaults (title events) have no use here.
     this.disposers.push(

@@ -18,7 +18,7 @@ import {
   type DetectorState,
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
-import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence } from '../core/types.js';
+import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen.js';
 import type { LoadedPack } from './pack-registry.js';
@@ -29,6 +29,9 @@ export type PackSource = (nowMs: number) => LoadedPack | undefined;
 /** Where the session gets its /proc sample each tick; replay has none (absent, never quiet). */
 export type ProcessSource = (nowMs: number) => ProcessEvidence;
 
+/** Where the session gets the reporter channel's evidence each tick (app/reporter `evidence`). */
+export type ReportSource = (nowMs: number) => readonly ReportEvidence[];
+
 export const NO_PROCESS_SAMPLE: ProcessSource = () => ({ sampled: false, reason: 'no live process (replay)' });
 
 export interface SessionOptions {
@@ -36,6 +39,8 @@ export interface SessionOptions {
   readonly screen: Screen;
   readonly packs: PackSource;
   readonly processes: ProcessSource;
+  /** Agent hook / plugin reports (app/reporter); none by default: screens alone decide. */
+  readonly reports?: ReportSource;
   /** Called after every tick that changed the published state or its evidence. */
   readonly onChange?: (state: DetectorState, entry: TickLogEntry) => void;
   readonly onWarning?: (message: string) => void;
@@ -47,6 +52,7 @@ export class DetectorSession {
   private readonly startedAtMs: number;
   private lastOutputAtMs: number | undefined;
   private lastInputAtMs: number | undefined;
+  private lastReportAtMs: number | undefined;
   private exit: ExitEvidence | undefined;
   private lastTickAtMs: number | undefined;
   private pack: LoadedPack | undefined;
@@ -84,6 +90,11 @@ export class DetectorSession {
     return this.markSeen(this.options.clock.nowMs());
   }
 
+  /** A reporter event arrived: evaluate at the next opportunity instead of waiting for the tick floor. */
+  noteReport(): void {
+    this.lastReportAtMs = this.options.clock.nowMs();
+  }
+
   noteExit(code: number, signal: number | undefined): void {
     this.exit = { code, signal, atMs: this.options.clock.nowMs() };
   }
@@ -105,6 +116,7 @@ export class DetectorSession {
       lastInputAtMs: this.lastInputAtMs,
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
+      ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),
     };
   }
 
@@ -123,6 +135,7 @@ export class DetectorSession {
     if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
       due.push(this.lastInputAtMs + QUIET_RECHECK_MS);
     }
+    if (this.lastReportAtMs !== undefined && this.lastReportAtMs >= this.lastTickAtMs) due.push(this.lastReportAtMs);
     if (this.exit !== undefined && !this.isExitEvaluated) due.push(this.exit.atMs);
     const wake = nextWakeMs(this.detector, this.lastTickAtMs);
     if (wake !== undefined) due.push(wake);

@@ -2,7 +2,7 @@
  * Pure rendering of the explain ring buffer (core/tick-log entries) for `status explain
  * <session>` and `replay --explain-at`. It renders what the tick recorded; nothing is re-derived.
  */
-import type { TickLogEntry } from '../core/tick-log.js';
+import type { ReportDigest, TickLogEntry } from '../core/tick-log.js';
 
 function age(ms: number | undefined): string {
   if (ms === undefined) return 'never';
@@ -17,6 +17,16 @@ function processLine(entry: TickLogEntry): string {
   const children = p.liveChildren === 0 ? 'no children' : `${p.liveChildren} children (${p.childCommands.join(', ')})`;
   const fg = p.isForeground === undefined ? '' : p.isForeground ? ', agent in foreground' : ', child in foreground';
   return `${cpu}, state ${p.agentState}, ${children}${fg}`;
+}
+
+/** One reporter source: its last event and age, what gating did, and whether its claim counted. */
+function reportLine(r: ReportDigest): string {
+  const claim =
+    r.claim === undefined
+      ? 'no claim'
+      : `claims ${r.claim.state} (${r.claim.grade}, ${r.claim.event}, ${age(r.claim.ageMs)}) — ${r.counted ? 'counted' : r.claim.status === 'live' ? 'outranked' : r.claim.status}`;
+  const dropped = r.dropped === 0 ? '' : `, ${r.dropped} dropped`;
+  return `reporter ${r.source} (${r.agent}): last ${r.lastEvent} ${age(r.lastAgeMs)} → ${r.lastEffect}; ${claim} [${r.accepted} accepted${dropped}]`;
 }
 
 /** The full view of one tick: state, winner, matches, evidence with ages, debounce and watchdog. */
@@ -43,6 +53,7 @@ export function renderTickEntry(entry: TickLogEntry, label: string): string {
   if (g.mark !== undefined) lines.push(`    shell mark: ${g.mark.kind} (${age(g.mark.ageMs)})`);
   lines.push(`    process: ${processLine(entry)}`);
   if (g.exitCode !== undefined) lines.push(`    exited with code ${g.exitCode}`);
+  for (const r of g.reports ?? []) lines.push(`    ${reportLine(r)}`);
   return lines.join('\n');
 }
 

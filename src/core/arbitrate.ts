@@ -4,6 +4,7 @@
  * debounce.ts — and it never reads a clock: `nowMs` is an argument. The order of the steps is
  * ARBITRATION_ORDER below, the single place where it is written down.
  */
+import { viewClaims, type ClaimView } from './gating.js';
 import { CPU_BUSY_RATE, ATTENTION_EDGE_MAX_AGE_MS, TITLE_SPINNER_AUTHORITY_MS } from './policy.js';
 import type {
   Confidence,
@@ -24,15 +25,18 @@ export type EvidenceKind =
   | 'osc-progress'
   | 'shell-mark'
   | 'process'
+  | 'reporter'
   | 'none';
 
 /** The arbitration steps, in order; every Decision names the step that returned it. */
 export type ArbitrationStep =
   | 'process-exit'
   | 'strong-blocker'
+  | 'reported-state'
   | 'freeze'
   | 'strong-working'
   | 'title-spinner'
+  | 'reported-blocked'
   | 'strong-idle'
   | 'shell-mark'
   | 'progress-working'
@@ -57,6 +61,11 @@ export const ARBITRATION_ORDER: readonly { readonly step: ArbitrationStep; reado
       'A visible blocker outranks every working signal, whatever its source (screen rule, osc_title or osc_progress region) and whatever its priority against other matches: missing a prompt costs the operator most.',
   },
   {
+    step: 'reported-state',
+    reason:
+      'A live claim of an authoritative reporter (a full-lifecycle plugin such as OpenCode\'s, or the reporter of an agent without a pack): the agent\'s own state machine, so it authors blocked, working or idle below a visible screen blocker and above the pack\'s working/idle reading.',
+  },
+  {
     step: 'freeze',
     reason:
       'A freeze rule says the screen is in flux (a redraw, a transcript view); hold the previous state rather than read it. It sits below blockers so a frozen screen can never hide a dialog.',
@@ -69,6 +78,11 @@ export const ARBITRATION_ORDER: readonly { readonly step: ArbitrationStep; reado
     step: 'title-spinner',
     reason:
       'A title spinner that changed within TITLE_SPINNER_AUTHORITY_MS is animating now; it outranks a strong idle screen because agents keep drawing the idle prompt box while they work. A spinner that stopped changing loses authority.',
+  },
+  {
+    step: 'reported-blocked',
+    reason:
+      'A live blocked claim of a blocker-grade reporter (a Claude Code PermissionRequest, a Codex approval): unanswered (no keystroke since) and younger than REPORT_CLAIM_TTL_MS. It outranks a drawn idle prompt (the pack may have missed a new dialog) but not live working evidence on screen; stop/idle events of these sources never author state.',
   },
   {
     step: 'strong-idle',
@@ -125,7 +139,11 @@ export type NoteCode =
   | 'cpu-busy'
   | 'agent-stopped'
   | 'child-in-foreground'
-  | 'nothing-matched';
+  | 'nothing-matched'
+  | 'report-claim'
+  | 'report-outranked'
+  | 'report-answered'
+  | 'report-expired';
 
 export interface Note {
   readonly code: NoteCode;
@@ -144,6 +162,8 @@ export interface Decision {
   readonly isFinal: boolean;
   /** Tree CPU at or above CPU_BUSY_RATE; undefined when /proc gave no rate (absent ≠ quiet). */
   readonly isCpuBusy: boolean | undefined;
+  /** The reporter source whose claim decided (winner `reporter`); absent otherwise. */
+  readonly reportSource?: string;
 }
 
 /** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
@@ -190,13 +210,37 @@ export function arbitrate(
   const notes: Note[] = [];
   const proc = snapshot.process;
   const isCpuBusy = cpuBusy(proc);
+  // Reporter claims: live ones compete below; the others are noted so explain says why not.
+  const claims = viewClaims(snapshot.reports, nowMs, snapshot.lastInputAtMs);
+  const liveClaims = claims.filter((claim) => claim.status === 'live');
+  for (const claim of claims) {
+    if (claim.status !== 'live') {
+      notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
+    }
+  }
   const finish = (
     step: ArbitrationStep,
     raw: RawState,
     confidence: Confidence,
     winner: EvidenceKind,
     ruleId: string | undefined,
-  ): Decision => ({ raw, confidence, winner, step, ruleId, notes, isFinal: step === 'process-exit', isCpuBusy });
+    claim?: ClaimView,
+  ): Decision => {
+    const outranked = liveClaims.filter((live) => live !== claim);
+    if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
+    if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
+    return {
+      raw,
+      confidence,
+      winner,
+      step,
+      ruleId,
+      notes,
+      isFinal: step === 'process-exit',
+      isCpuBusy,
+      ...(claim === undefined ? {} : { reportSource: claim.source }),
+    };
+  };
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -239,19 +283,25 @@ export function arbitrate(
     return finish('strong-blocker', 'blocked', 'strong', evidenceKindOfMatch(strongBlocker), strongBlocker.ruleId);
   }
 
-  // 3. freeze holds the previous (published) state
+  // 3. an authoritative reporter's live claim (full-lifecycle source)
+  const authoritative = liveClaims.find((claim) => claim.assertion.grade === 'authoritative');
+  if (authoritative !== undefined) {
+    return finish('reported-state', authoritative.assertion.state, 'strong', 'reporter', authoritative.assertion.event, authoritative);
+  }
+
+  // 4. freeze holds the previous (published) state
   if (verdict?.winner?.state === 'freeze') {
     notes.push({ code: 'freeze-held', detail: `holding ${previous}` });
     return finish('freeze', previous, 'strong', 'freeze', verdict.winner.ruleId);
   }
 
-  // 4. strong working rule
+  // 5. strong working rule
   const strongWorking = firstMatch(verdict, 'working', 'strong');
   if (strongWorking !== undefined) {
     return finish('strong-working', 'working', 'strong', evidenceKindOfMatch(strongWorking), strongWorking.ruleId);
   }
 
-  // 5. a live title spinner
+  // 6. a live title spinner
   if (hasSpinnerTitle && titleAgeMs !== undefined) {
     if (isSpinnerLive) {
       notes.push({ code: 'title-spinner-live', detail: `changed ${titleAgeMs} ms ago` });
@@ -260,19 +310,25 @@ export function arbitrate(
     notes.push({ code: 'title-spinner-stale', detail: `unchanged for ${titleAgeMs} ms` });
   }
 
-  // 6. strong idle rule
+  // 7. a blocker-grade reporter's live blocked claim (unanswered, not expired)
+  const reportedBlocker = liveClaims.find((claim) => claim.assertion.state === 'blocked');
+  if (reportedBlocker !== undefined) {
+    return finish('reported-blocked', 'blocked', 'strong', 'reporter', reportedBlocker.assertion.event, reportedBlocker);
+  }
+
+  // 8. strong idle rule
   const strongIdle = firstMatch(verdict, 'idle', 'strong');
   if (strongIdle !== undefined) {
     return finish('strong-idle', 'idle', 'strong', evidenceKindOfMatch(strongIdle), strongIdle.ruleId);
   }
 
-  // 7. OSC 133 shell marks
+  // 9. OSC 133 shell marks
   const mark = snapshot.lastMark;
   if (mark !== undefined) {
     return finish('shell-mark', mark.kind === 'C' ? 'working' : 'idle', 'strong', 'shell-mark', undefined);
   }
 
-  // 8. OSC 9;4 in progress
+  // 10. OSC 9;4 in progress
   if (progress !== undefined) {
     if (isProgressWorking) {
       notes.push({ code: 'progress-working', detail: `state ${progress.state}` });
@@ -281,7 +337,7 @@ export function arbitrate(
     if (progress.state !== 0) notes.push({ code: 'progress-ambiguous', detail: `state ${progress.state}` });
   }
 
-  // 9. weak blocker, corroborated by an unanswered attention edge
+  // 11. weak blocker, corroborated by an unanswered attention edge
   const weakBlocker = firstMatch(verdict, 'blocked', 'weak');
   if (weakBlocker !== undefined) {
     const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
@@ -294,7 +350,7 @@ export function arbitrate(
     notes.push({ code: 'weak-match-ignored', detail: weakBlocker.ruleId });
   }
 
-  // 10. physics: busy CPU, or a child holding the terminal's foreground
+  // 12. physics: busy CPU, or a child holding the terminal's foreground
   const weakWorking = firstMatch(verdict, 'working', 'weak');
   const isChildForeground = proc.sampled && proc.isForeground === false && !proc.isStopped;
   if (isChildForeground) notes.push({ code: 'child-in-foreground' });
@@ -304,7 +360,7 @@ export function arbitrate(
   }
   if (weakWorking !== undefined) notes.push({ code: 'weak-match-ignored', detail: weakWorking.ruleId });
 
-  // 11. weak idle
+  // 13. weak idle
   if (progress?.state === 0) {
     notes.push({ code: 'progress-cleared' });
     return finish('weak-idle', 'idle', 'weak', 'osc-progress', undefined);
@@ -322,7 +378,11 @@ export function arbitrate(
     notes.push({ code: 'weak-match-ignored', detail: weakIdle.ruleId });
   }
 
-  // 12. nothing
+  // 14. nothing
   notes.push({ code: 'nothing-matched' });
   return finish('nothing', 'unknown', 'none', 'none', undefined);
+}
+
+function describeClaim(claim: ClaimView): string {
+  return `${claim.source} ${claim.assertion.event} → ${claim.assertion.state} (${claim.assertion.grade}, ${claim.ageMs} ms ago)`;
 }

@@ -89,6 +89,10 @@ export interface SessionRecord extends ConventionRecord {
   /** The terminal title, sanitized and bounded; absent when the agent set none. */
   readonly title?: string;
   readonly agent_version?: string;
+  /** The agent's own session id when a hook reported it (Claude `session_id`, Codex `thread-id`…); `session_id` stays agentwrap's. */
+  readonly agent_session_id?: string;
+  /** Display-only values from `agentwrap report-metadata` (model, summary, tokens…); never state. */
+  readonly metadata?: Readonly<Record<string, string>>;
   /** The agentwrap process that writes this record and owns its lease. */
   readonly wrapper_pid: number;
   /** Path of the session's control socket. */
@@ -131,13 +135,31 @@ export interface SessionRecordInput {
   /** Raw title as the agent set it; sanitized here. */
   readonly title?: string;
   readonly agentVersion?: string;
+  readonly agentSessionId?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
   readonly control: string;
+}
+
+/** Metadata values are display text: sanitized like a title and bounded. */
+export const METADATA_VALUE_MAX_UNITS = 200;
+
+function sanitizeMetadata(metadata: Readonly<Record<string, unknown>> | undefined): Record<string, string> | undefined {
+  if (metadata === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value !== 'string') continue;
+    const clean = sanitizeTitle(value, METADATA_VALUE_MAX_UNITS);
+    if (clean !== '') out[sanitizeTitle(key, 32)] = clean;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 export function createSessionRecord(input: SessionRecordInput): SessionRecord {
   const title = input.title === undefined ? '' : sanitizeTitle(input.title);
   const model = input.model === undefined ? '' : sanitizeTitle(input.model, 128);
   const version = input.agentVersion === undefined ? '' : sanitizeTitle(input.agentVersion, 64);
+  const agentSessionId = input.agentSessionId === undefined ? '' : sanitizeTitle(input.agentSessionId, 128);
+  const metadata = sanitizeMetadata(input.metadata);
   return {
     schema: RECORD_SCHEMA,
     source_cli: input.sourceCli,
@@ -158,6 +180,8 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     rule_id: input.ruleId,
     ...(title === '' ? {} : { title }),
     ...(version === '' ? {} : { agent_version: version }),
+    ...(agentSessionId === '' ? {} : { agent_session_id: agentSessionId }),
+    ...(metadata === undefined ? {} : { metadata }),
     wrapper_pid: input.wrapperPid,
     control: input.control,
   };
@@ -309,7 +333,11 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
   if (!isPid(wrapper_pid) || typeof control !== 'string') return undefined;
   const title = optionalString(json, 'title');
   const agentVersion = optionalString(json, 'agent_version');
-  if (title === false || agentVersion === false) return undefined;
+  const agentSessionId = optionalString(json, 'agent_session_id');
+  if (title === false || agentVersion === false || agentSessionId === false) return undefined;
+  const rawMetadata = json['metadata'];
+  if (rawMetadata !== undefined && (!isObject(rawMetadata) || Object.values(rawMetadata).some((v) => typeof v !== 'string'))) return undefined;
+  const metadata = sanitizeMetadata(rawMetadata as Readonly<Record<string, unknown>> | undefined);
   return {
     schema: RECORD_SCHEMA,
     source_cli: base.source_cli,
@@ -333,6 +361,9 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     // A title read back is sanitized again: the file may not have been written by this code.
     ...(title === undefined ? {} : { title: sanitizeTitle(title) }),
     ...(agentVersion === undefined ? {} : { agent_version: agentVersion }),
+    ...(agentSessionId === undefined ? {} : { agent_session_id: sanitizeTitle(agentSessionId, 128) }),
+    // Metadata read back is sanitized again, like the title.
+    ...(metadata === undefined ? {} : { metadata }),
     wrapper_pid,
     control,
   };

@@ -5,8 +5,26 @@
  */
 import type { Decision } from './arbitrate.js';
 import type { DebounceAction, DebounceReason, WatchdogReason } from './debounce.js';
+import { viewClaim, type ClaimStatus } from './gating.js';
 import { TICK_LOG_CAPACITY, TICK_LOG_TITLE_MAX_CHARS } from './policy.js';
-import type { AgentState, EvidenceSnapshot, RawState, RuleMatch } from './types.js';
+import type { AgentState, EvidenceSnapshot, RawState, ReportEffect, ReportedState, ReportGrade, RuleMatch } from './types.js';
+
+/** One reporter source as explain shows it: its last event, its age, and whether it counted. */
+export interface ReportDigest {
+  readonly source: string;
+  readonly agent: string;
+  readonly lastEvent: string;
+  readonly lastAgeMs: number;
+  readonly lastEffect: ReportEffect;
+  readonly accepted: number;
+  readonly dropped: number;
+  /** The source's claim, if it holds one, with whether it is live, expired or answered. */
+  readonly claim:
+    | { readonly state: ReportedState; readonly grade: ReportGrade; readonly event: string; readonly ageMs: number; readonly status: ClaimStatus }
+    | undefined;
+  /** This source's claim decided the tick. */
+  readonly counted: boolean;
+}
 
 /** The evidence of one tick, reduced to what explain shows: values and ages, never screen text. */
 export interface SnapshotDigest {
@@ -29,6 +47,8 @@ export interface SnapshotDigest {
   readonly outputAgeMs: number | undefined;
   readonly inputAgeMs: number | undefined;
   readonly exitCode: number | undefined;
+  /** Reporter sources (agent hooks and plugins); absent when none reported. */
+  readonly reports?: readonly ReportDigest[];
 }
 
 export interface TickLogEntry {
@@ -52,9 +72,31 @@ function ageOf(atMs: number | undefined, nowMs: number): number | undefined {
   return atMs === undefined ? undefined : nowMs - atMs;
 }
 
-export function digestSnapshot(snapshot: EvidenceSnapshot, nowMs: number): SnapshotDigest {
+/** The reporter sources of a snapshot; `decision` says which one (if any) decided. */
+export function digestReports(snapshot: EvidenceSnapshot, nowMs: number, decision: Decision | undefined): ReportDigest[] {
+  return (snapshot.reports ?? []).map((evidence) => {
+    const view = viewClaim(evidence, nowMs, snapshot.lastInputAtMs);
+    return {
+      source: evidence.source,
+      agent: evidence.agent,
+      lastEvent: evidence.lastEvent,
+      lastAgeMs: nowMs - evidence.lastAtMs,
+      lastEffect: evidence.lastEffect,
+      accepted: evidence.accepted,
+      dropped: evidence.dropped,
+      claim:
+        view === undefined
+          ? undefined
+          : { state: view.assertion.state, grade: view.assertion.grade, event: view.assertion.event, ageMs: view.ageMs, status: view.status },
+      counted: decision?.reportSource === evidence.source,
+    };
+  });
+}
+
+export function digestSnapshot(snapshot: EvidenceSnapshot, nowMs: number, decision?: Decision): SnapshotDigest {
   const proc = snapshot.process;
   const title = snapshot.title;
+  const reports = digestReports(snapshot, nowMs, decision);
   return {
     screenRevision: snapshot.screen.revision,
     title: title === undefined ? undefined : [...title.text].slice(0, TICK_LOG_TITLE_MAX_CHARS).join(''),
@@ -77,6 +119,7 @@ export function digestSnapshot(snapshot: EvidenceSnapshot, nowMs: number): Snaps
     outputAgeMs: ageOf(snapshot.lastOutputAtMs, nowMs),
     inputAgeMs: ageOf(snapshot.lastInputAtMs, nowMs),
     exitCode: snapshot.exit?.code,
+    ...(reports.length === 0 ? {} : { reports }),
   };
 }
 

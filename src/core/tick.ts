@@ -21,6 +21,7 @@ import {
   type DebounceState,
   type WatchdogState,
 } from './debounce.js';
+import { claimDeadlinesMs, reportsKey } from './gating.js';
 import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, CPU_QUIET_RATE, TITLE_SPINNER_AUTHORITY_MS } from './policy.js';
 import { initialSessionState, markSeen, reduceSession, type SessionState } from './session-state.js';
 import { digestSnapshot, type TickLogEntry } from './tick-log.js';
@@ -97,6 +98,7 @@ export function evaluationInputKey(snapshot: EvidenceSnapshot): string {
     snapshot.lastInputAtMs,
     snapshot.exit?.code,
     processKey(snapshot.process),
+    reportsKey(snapshot.reports),
   ]);
 }
 
@@ -137,6 +139,7 @@ function evidenceDeadlines(snapshot: EvidenceSnapshot): number[] {
   }
   const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
   if (Number.isFinite(edgeAtMs)) deadlines.push(edgeAtMs + ATTENTION_EDGE_MAX_AGE_MS);
+  deadlines.push(...claimDeadlinesMs(snapshot.reports));
   return deadlines;
 }
 
@@ -183,7 +186,7 @@ export function tick(
   };
   const entry: TickLogEntry = {
     nowMs,
-    digest: digestSnapshot(snapshot, nowMs),
+    digest: digestSnapshot(snapshot, nowMs, decision),
     matches: verdict?.matches ?? [],
     packAgent: verdict?.agent,
     decision,

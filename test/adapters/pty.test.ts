@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  readProcStat,
   childCwd,
   childEnvironment,
   exitCodeOf,
@@ -141,6 +142,38 @@ describe('spawnPty terminal', () => {
     const exit = await pty.exited;
     pty.dispose();
 
+    expect(text).toContain('back\r\nback\r\n');
+    expect(exit.code).toBe(0);
+  });
+
+  it('leaves an agent paused by SIGSTOP from outside paused, without suspending the pair', async () => {
+    const pty = spawn('/bin/cat', []);
+    let text = '';
+    pty.onData((chunk) => {
+      text += chunk.toString();
+    });
+    let isPairStopped = false;
+    pty.onStopped(() => {
+      isPairStopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const agent = pty.commandPid();
+    expect(agent).toBeDefined();
+    const stateOf = (pid: number): string | undefined => readProcStat(pid)?.state;
+
+    process.kill(agent ?? 0, 'SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const whilePaused = stateOf(agent ?? 0);
+    process.kill(agent ?? 0, 'SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    pty.write('back\r');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    pty.write('\x04');
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(whilePaused).toBe('T');
+    expect(isPairStopped).toBe(false);
     expect(text).toContain('back\r\nback\r\n');
     expect(exit.code).toBe(0);
   });

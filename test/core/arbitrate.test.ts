@@ -244,9 +244,11 @@ describe('arbitrate, step by step in ARBITRATION_ORDER', () => {
     expect(ARBITRATION_ORDER.map((entry) => entry.step)).toEqual([
       'process-exit',
       'strong-blocker',
+      'reported-state',
       'freeze',
       'strong-working',
       'title-spinner',
+      'reported-blocked',
       'strong-idle',
       'shell-mark',
       'progress-working',

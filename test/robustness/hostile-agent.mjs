@@ -2,7 +2,7 @@
 // TAG [SEED]`), it puts its pty in raw mode (so the bytes it writes are the bytes agentwrap
 // relays, with no \n → \r\n), prints `<<TAG-BEGIN>>`, then a seeded flood of hostile output,
 // then `<<TAG-END LENGTH SHA256>>` over exactly the flood's bytes, and waits: `q` on stdin
-// exits 0. The test hashes what reached the outer terminal between the markers.
+// exits 0 (`t` sets a new title). The test hashes what reached the outer terminal between the markers.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { writeSync } from 'node:fs';
@@ -59,9 +59,13 @@ export function hostileParts(seed) {
   for (let i = 0; i < invalid.length; ) for (const byte of pick(bad)) if (i < invalid.length) invalid[i++] = byte;
   parts.push(['invalid UTF-8 (256 KiB)', invalid]);
 
-  // Last title wins: control, escape, C1 and bidi characters, and longer than a record allows.
-  const evil = `final\u202eevil\u2066title\u200f\u061c\u009b31m\x01\x7f\t${'W'.repeat(600)}`;
-  parts.push(['title with control, C1 and bidi characters', Buffer.from(`\x1b]2;${evil}\x07\r\ntail\r\n`, 'utf8')]);
+  // Last title wins: control and bidi characters, a BOM, and longer than a record allows. (A C1
+  // control would abort the OSC in xterm's parser, and ESC always does: those are fuzzed in
+  // fuzz.test.ts against the title sanitizer directly.)
+  const evil = `final\u202eevil\u2066title\u200f\u061c\x01\x7f\t\ufeff${'W'.repeat(600)}\u202c`;
+  // Then progress "indeterminate": a state change (idle → working), so the record is rewritten
+  // with this title (a title change alone does not republish it yet).
+  parts.push(['title with control and bidi characters', Buffer.from(`\x1b]2;${evil}\x07\x1b]9;4;3\x07\r\ntail\r\n`, 'utf8')]);
   return parts;
 }
 
@@ -87,7 +91,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     length += bytes.length;
   }
   out(`<<${tag}-END ${length} ${hash.digest('hex')}>>`);
+  // `t`: a new title (so the test can see the detector react after the flood); `q`: exit 0.
+  let ticks = 0;
   process.stdin.on('data', (chunk) => {
-    if (chunk.includes(0x71)) process.exit(0);
+    for (const byte of chunk) {
+      if (byte === 0x74) out(`\x1b]2;after-flood-${++ticks}\x07`);
+      if (byte === 0x71) process.exit(0);
+    }
   });
 }

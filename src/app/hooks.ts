@@ -1,0 +1,314 @@
+/**
+ * Per-launch reporter integration: for one run of an agent CLI, the extra arguments and
+ * environment that make its own hook/plugin system call `agentwrap report`. Nothing is written
+ * to the user's configuration; the few files needed live in a private temporary directory that
+ * `dispose()` removes after the agent exits. The user's own hooks keep running: Claude Code
+ * merges `--settings` with its other settings sources itself, OpenCode concatenates plugin lists
+ * across config layers, and a user's own Codex `notify` program is never replaced.
+ *
+ * What each agent gets (and what gating trusts it for: core/gating.ts, docs/reporter.md):
+ * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
+ *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity);
+ * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
+ * - opencode: OPENCODE_CONFIG_CONTENT adding a plugin that forwards lifecycle bus events
+ *   (full-lifecycle, authoritative below screen blockers).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
+
+/** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
+export const CLAUDE_HOOK_EVENTS: readonly string[] = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PermissionRequest',
+  'Notification',
+  'Elicitation',
+  'Stop',
+  'SessionEnd',
+];
+
+/** The OpenCode bus events the plugin forwards (everything else, e.g. message streaming, stays in OpenCode). */
+export const OPENCODE_PLUGIN_EVENTS: readonly string[] = [
+  'session.created',
+  'session.status',
+  'session.idle',
+  'session.error',
+  'permission.asked',
+  'permission.replied',
+  'question.asked',
+  'question.replied',
+  'question.rejected',
+];
+
+/** Seconds Claude Code allows one of our hooks (they take well under one; async anyway). */
+const CLAUDE_HOOK_TIMEOUT_S = 5;
+
+/** Claude Code subcommands that are not an interactive session: no hooks for them. */
+const CLAUDE_SUBCOMMANDS: readonly string[] = ['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'setup-token', 'plugin', 'plugins', 'migrate-installer', 'auth', 'login', 'logout'];
+
+/** Codex subcommands without a turn to report (resume/fork/exec do have turns and keep the hook). */
+const CODEX_SUBCOMMANDS: readonly string[] = [
+  'login', 'logout', 'mcp', 'mcp-server', 'plugin', 'app-server', 'remote-control', 'completion', 'update', 'doctor', 'sandbox',
+  'debug', 'apply', 'a', 'cloud', 'exec-server', 'features', 'help', 'archive', 'delete', 'unarchive', 'migrate-rollouts', 'migrate-nfs-db', 'queue',
+];
+
+const HELP_OR_VERSION: readonly string[] = ['-h', '--help', '-v', '-V', '--version', 'help'];
+
+export interface HookPlanInput {
+  /** The agent as agentwrap knows it: `--pack` if given, else the command's basename. */
+  readonly agent: string;
+  /** The agent's arguments as the user typed them. */
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  /** How a hook runs agentwrap; default: this node binary and this installation's main.js. */
+  readonly reportCommand?: readonly string[];
+  /** Where the private temporary directory goes; default os.tmpdir(). */
+  readonly tmpRoot?: string;
+}
+
+export interface HookPlan {
+  readonly agent: string;
+  /** True when a reporter was added for this run. */
+  readonly installed: boolean;
+  /** The arguments to launch the agent with (the user's, with ours merged in). */
+  readonly args: readonly string[];
+  /** Extra environment for the agent. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The agent events that report (for explain and docs). */
+  readonly events: readonly string[];
+  /** Why nothing was installed, or what was merged; undefined when there is nothing to say. */
+  readonly note: string | undefined;
+  /** Removes the temporary files; call after the agent exited. Never throws. */
+  dispose(): void;
+}
+
+/** The command a hook runs: this node and this installation's CLI entry, absolute, so PATH does not matter. */
+export function defaultReportCommand(): string[] {
+  return [process.execPath, fileURLToPath(new URL('../cli/main.js', import.meta.url))];
+}
+
+/** POSIX shell single-quoting. */
+export function shellQuote(word: string): string {
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function nothing(agent: string, args: readonly string[], note: string | undefined): HookPlan {
+  return { agent, installed: false, args, env: {}, events: [], note, dispose: () => undefined };
+}
+
+function privateDir(root: string): { readonly dir: string; readonly dispose: () => void } {
+  const dir = mkdtempSync(join(root, 'agentwrap-hooks-'));
+  return {
+    dir,
+    dispose: () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch (error) {
+        // A temp dir we cannot remove is left for the OS to clean; the session is over anyway.
+        void error;
+      }
+    },
+  };
+}
+
+/**
+ * What to add to one launch so the agent reports to its session. Unknown agents, subcommands,
+ * and configurations agentwrap cannot merge safely get nothing (with a note saying why).
+ */
+export function planHooks(input: HookPlanInput): HookPlan {
+  const agent = basename(input.agent);
+  const first = input.args[0];
+  if (first !== undefined && HELP_OR_VERSION.includes(first)) return nothing(agent, input.args, undefined);
+  const command = input.reportCommand ?? defaultReportCommand();
+  const root = input.tmpRoot ?? tmpdir();
+  try {
+    switch (agent) {
+      case 'claude':
+        return planClaude(input, command, root);
+      case 'codex':
+        return planCodex(input, command);
+      case 'opencode':
+        return planOpenCode(input, command, root);
+      default:
+        return nothing(agent, input.args, undefined);
+    }
+  } catch (error) {
+    return nothing(agent, input.args, `no reporter hooks for ${agent}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// ── Claude Code ────────────────────────────────────────────────────────────────────────────
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The hooks block agentwrap adds: one async command hook per event, reading the payload on stdin. */
+export function claudeHooks(command: readonly string[]): Json {
+  const hooks: Json = {};
+  for (const event of CLAUDE_HOOK_EVENTS) {
+    const line = [...command, 'report', event, '--agent', 'claude', '--source', 'claude-hooks', '--json', '-'].map(shellQuote).join(' ');
+    hooks[event] = [{ hooks: [{ type: 'command', command: line, async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
+  }
+  return hooks;
+}
+
+/** The user's settings with agentwrap's hooks appended to each event's list (theirs first). */
+export function mergeClaudeSettings(user: Json, ours: Json): Json {
+  const userHooks = isObject(user['hooks']) ? user['hooks'] : {};
+  const hooks: Json = { ...userHooks };
+  for (const [event, groups] of Object.entries(ours)) {
+    const existing = hooks[event];
+    hooks[event] = [...(Array.isArray(existing) ? existing : []), ...(Array.isArray(groups) ? groups : [])];
+  }
+  return { ...user, hooks };
+}
+
+function planClaude(input: HookPlanInput, command: readonly string[], root: string): HookPlan {
+  const first = input.args[0];
+  if (first !== undefined && CLAUDE_SUBCOMMANDS.includes(first)) return nothing('claude', input.args, undefined);
+  // A --settings of the user's own: merge ours into it and pass the merged file in its place.
+  const args = [...input.args];
+  let userSettings: Json = {};
+  let at = -1;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') break;
+    if (arg === '--settings' || arg.startsWith('--settings=')) at = i;
+  }
+  if (at !== -1) {
+    const arg = args[at] ?? '';
+    const value = arg === '--settings' ? args[at + 1] : arg.slice('--settings='.length);
+    if (value === undefined) return nothing('claude', input.args, undefined);
+    const text = value.trimStart().startsWith('{') ? value : readFileSync(value, 'utf8');
+    const parsed: unknown = JSON.parse(text);
+    if (!isObject(parsed)) return nothing('claude', input.args, 'no reporter hooks for claude: --settings is not a JSON object');
+    userSettings = parsed;
+    args.splice(at, arg === '--settings' ? 2 : 1);
+  }
+  const temp = privateDir(root);
+  const file = join(temp.dir, 'claude-settings.json');
+  writeFileSync(file, `${JSON.stringify(mergeClaudeSettings(userSettings, claudeHooks(command)), null, 2)}\n`, { mode: 0o600 });
+  return {
+    agent: 'claude',
+    installed: true,
+    args: ['--settings', file, ...args],
+    env: {},
+    events: CLAUDE_HOOK_EVENTS,
+    note: at === -1 ? undefined : 'claude: your --settings was merged with agentwrap\'s hooks',
+    dispose: temp.dispose,
+  };
+}
+
+// ── Codex ──────────────────────────────────────────────────────────────────────────────────
+
+/** A TOML array of basic strings (JSON string escapes are valid TOML basic-string escapes). */
+function tomlArray(words: readonly string[]): string {
+  return `[${words.map((word) => JSON.stringify(word)).join(',')}]`;
+}
+
+/** Whether the user's Codex config sets `notify` (then theirs stays, and agentwrap adds none). */
+export function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): boolean {
+  const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
+  let text: string;
+  try {
+    text = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+  } catch (error) {
+    // No config file (or unreadable): there is no notify of the user's to keep.
+    void error;
+    return false;
+  }
+  try {
+    return parseToml(text)['notify'] !== undefined;
+  } catch (error) {
+    // Codex itself will complain about a broken config; assume a notify may be in it and keep out.
+    void error;
+    return true;
+  }
+}
+
+function planCodex(input: HookPlanInput, command: readonly string[]): HookPlan {
+  const first = input.args[0];
+  if (first !== undefined && CODEX_SUBCOMMANDS.includes(first)) return nothing('codex', input.args, undefined);
+  const overridesNotify = input.args.some((arg, i) => /^notify\s*=/.test(arg) && (input.args[i - 1] === '-c' || input.args[i - 1] === '--config'));
+  if (overridesNotify || codexUserNotify(input.env)) {
+    return nothing('codex', input.args, 'codex: your own notify program is configured; agentwrap adds no notify (Codex runs only one)');
+  }
+  // Codex appends the event JSON as the last argument, which lands after --json.
+  const notify = [...command, 'report', 'notify', '--agent', 'codex', '--source', 'codex-notify', '--json'];
+  return {
+    agent: 'codex',
+    installed: true,
+    args: ['-c', `notify=${tomlArray(notify)}`, ...input.args],
+    env: {},
+    events: ['notify (agent-turn-complete)'],
+    note: undefined,
+    dispose: () => undefined,
+  };
+}
+
+// ── OpenCode ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The plugin OpenCode loads: forwards the lifecycle bus events, numbered, to `agentwrap report`
+ * in a detached child (the plugin never waits on it). Only the fields gating reads are sent.
+ */
+export function openCodePlugin(command: readonly string[]): string {
+  return `// Written by agentwrap for one OpenCode run; removed when it exits.
+import { spawn } from 'node:child_process';
+
+const COMMAND = ${JSON.stringify(command)};
+const EVENTS = new Set(${JSON.stringify(OPENCODE_PLUGIN_EVENTS)});
+let seq = 0;
+
+function slim(event) {
+  const p = event.properties ?? {};
+  const status = p.status && typeof p.status === 'object' ? { type: p.status.type } : undefined;
+  return { type: event.type, properties: { sessionID: p.sessionID ?? p.info?.id, ...(status ? { status } : {}) } };
+}
+
+export const AgentwrapReporter = async () => ({
+  event: async ({ event }) => {
+    if (!event || !EVENTS.has(event.type)) return;
+    seq += 1;
+    try {
+      const child = spawn(COMMAND[0], [...COMMAND.slice(1), 'report', event.type, '--agent', 'opencode', '--source', 'opencode-plugin',
+        '--seq', String(seq), '--json', JSON.stringify(slim(event))], { stdio: 'ignore', detached: true });
+      child.on('error', () => {});
+      child.unref();
+    } catch {
+      // Reporting is best effort: OpenCode must never notice agentwrap.
+    }
+  },
+});
+`;
+}
+
+function planOpenCode(input: HookPlanInput, command: readonly string[], root: string): HookPlan {
+  const existing = input.env['OPENCODE_CONFIG_CONTENT'];
+  let config: Json = {};
+  if (existing !== undefined && existing.trim() !== '') {
+    const parsed: unknown = JSON.parse(existing);
+    if (!isObject(parsed)) return nothing('opencode', input.args, 'no reporter plugin for opencode: OPENCODE_CONFIG_CONTENT is not a JSON object');
+    config = parsed;
+  }
+  const temp = privateDir(root);
+  const file = join(temp.dir, 'agentwrap-reporter.js');
+  writeFileSync(file, openCodePlugin(command), { mode: 0o600 });
+  const plugins = Array.isArray(config['plugin']) ? config['plugin'] : [];
+  const merged = { ...config, plugin: [...plugins, pathToFileURL(file).href] };
+  return {
+    agent: 'opencode',
+    installed: true,
+    args: input.args,
+    env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(merged) },
+    events: OPENCODE_PLUGIN_EVENTS,
+    note: existing === undefined ? undefined : 'opencode: your OPENCODE_CONFIG_CONTENT was merged with agentwrap\'s plugin',
+    dispose: temp.dispose,
+  };
+}
