@@ -155,6 +155,14 @@ export async function runScenario(opts) {
     screens.push({ t: nowMs(), why, title: titles.at(-1)?.title ?? '', text: screenText(term) });
   };
 
+  // Extra screen snapshots for screens.txt (what each state looks like), timed by the mock.
+  const onMockEvent = (e) => {
+    if (e.type === 'request' && e.kind === 'main') setTimeout(() => void snap('working: request in flight'), 900);
+    if (e.type === 'first_byte') setTimeout(() => void snap('working: streaming'), 700);
+    if (e.type === 'tool_call_sent') setTimeout(() => void snap('after tool call'), 1200);
+  };
+  mock.bus.on('event', onMockEvent);
+
   const startWall = nowMs();
   const rec = spawnRecorded({ mode: recorder, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
@@ -312,6 +320,7 @@ export async function runScenario(opts) {
   await Promise.race([exitPromise, sleep(6000)]);
   if (!exited) { devent('kill'); proc.kill('SIGKILL'); await Promise.race([exitPromise, sleep(2000)]); }
   rec.close();
+  mock.bus.off('event', onMockEvent);
   await mock.close();
   killLeftovers(runDir, rlog);
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { arbitrate, ARBITRATION_ORDER, isSpinnerTitle, type Decision } from '../../src/core/arbitrate.js';
-import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, TITLE_SPINNER_AUTHORITY_MS } from '../../src/core/policy.js';
+import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, REPORT_CLAIM_TTL_MS, TITLE_SPINNER_AUTHORITY_MS } from '../../src/core/policy.js';
+import type { ReportEvidence } from '../../src/core/types.js';
 import {
   child,
   match,
@@ -282,5 +283,67 @@ describe('isSpinnerTitle', () => {
     ['', false],
   ])('%j is a spinner title: %s', (text, expected) => {
     expect(isSpinnerTitle(text)).toBe(expected);
+  });
+});
+
+describe('reporter claims in arbitration', () => {
+  function claim(state: 'blocked' | 'working' | 'idle', grade: 'authoritative' | 'blocker', atMs: number, source = 'hooks'): ReportEvidence {
+    return {
+      source,
+      agent: 'test',
+      lastEvent: 'E',
+      lastAtMs: atMs,
+      lastSeq: undefined,
+      lastEffect: 'asserted',
+      accepted: 1,
+      dropped: 0,
+      assertion: { state, grade, event: state === 'blocked' ? 'PermissionRequest' : 'session.status', atMs },
+    };
+  }
+
+  it('3. an authoritative idle claim outranks a strong working screen', () => {
+    const result = arbitrate(snapshot({ reports: [claim('idle', 'authoritative', NOW - 100)] }), verdict(strongWorking()), 'working', NOW);
+
+    expect(result).toMatchObject({ raw: 'idle', confidence: 'strong', winner: 'reporter', step: 'reported-state', reportSource: 'hooks', ruleId: 'session.status' });
+    expect(codes(result)).toContain('report-claim');
+  });
+
+  it('a visible screen blocker outranks an authoritative working claim, and says so', () => {
+    const result = arbitrate(snapshot({ reports: [claim('working', 'authoritative', NOW - 100)] }), verdict(strongBlocked()), 'working', NOW);
+
+    expect(result).toMatchObject({ raw: 'blocked', step: 'strong-blocker', winner: 'screen-rule' });
+    expect(result.reportSource).toBeUndefined();
+    expect(codes(result)).toContain('report-outranked');
+  });
+
+  it('7. a blocker-grade blocked claim outranks a drawn idle prompt', () => {
+    const result = arbitrate(snapshot({ reports: [claim('blocked', 'blocker', NOW - 100)] }), verdict(strongIdle()), 'working', NOW);
+
+    expect(result).toMatchObject({ raw: 'blocked', step: 'reported-blocked', winner: 'reporter', reportSource: 'hooks' });
+  });
+
+  it('a blocker-grade blocked claim does not outrank live working evidence on screen', () => {
+    const spinning = snapshot({ title: title('⠋ Working', NOW - 100), reports: [claim('blocked', 'blocker', NOW - 100)] });
+
+    expect(arbitrate(snapshot({ reports: [claim('blocked', 'blocker', NOW - 100)] }), verdict(strongWorking()), 'working', NOW).step).toBe('strong-working');
+    expect(arbitrate(spinning, undefined, 'working', NOW).step).toBe('title-spinner');
+  });
+
+  it('a blocked claim answered by a keystroke no longer counts', () => {
+    const snap = snapshot({ lastInputAtMs: NOW - 50, reports: [claim('blocked', 'blocker', NOW - 100)] });
+
+    const result = arbitrate(snap, verdict(strongIdle()), 'blocked', NOW);
+
+    expect(result).toMatchObject({ raw: 'idle', step: 'strong-idle' });
+    expect(codes(result)).toContain('report-answered');
+  });
+
+  it('an expired claim no longer counts', () => {
+    const snap = snapshot({ reports: [claim('blocked', 'blocker', NOW - REPORT_CLAIM_TTL_MS)] });
+
+    const result = arbitrate(snap, undefined, 'blocked', NOW);
+
+    expect(result.step).toBe('nothing');
+    expect(codes(result)).toContain('report-expired');
   });
 });

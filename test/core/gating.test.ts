@@ -23,7 +23,7 @@ const OPENCODE: GateContext = { sessionAgent: 'opencode', hasPack: true };
 const CUSTOM: GateContext = { sessionAgent: 'my-agent', hasPack: false };
 const GEMINI: GateContext = { sessionAgent: 'gemini', hasPack: true };
 
-function report(event: string, overrides: Partial<IncomingReport> = {}): IncomingReport {
+function report(event: string, overrides: Partial<IncomingReport> & { readonly atMs?: number } = {}): IncomingReport & { readonly atMs?: number } {
   return { event, source: 'hooks', agent: 'claude', seq: undefined, payload: undefined, deliveryMs: undefined, ...overrides };
 }
 
@@ -228,8 +228,9 @@ describe('a late completion event never revives a finished turn', () => {
   it('replays a captured Claude Code 2.1.332 approve turn with the pack blind to the dialog, then late and out-of-order events', () => {
     const lines = loadFixture('claude-2.1.332-approve.jsonl');
     const r = new Replay();
-    const at = (kind: FixtureLine['kind'], event: string): number => {
-      const found = lines.find((line) => line.kind === kind && line.event === event);
+    const at = (kind: FixtureLine['kind'], event: string, which: 'first' | 'last' = 'first'): number => {
+      const all = lines.filter((line) => line.kind === kind && line.event === event);
+      const found = which === 'first' ? all[0] : all.at(-1);
       if (found === undefined) throw new Error(`fixture has no ${kind} ${event}`);
       return found.t;
     };
@@ -238,7 +239,7 @@ describe('a late completion event never revives a finished turn', () => {
     const submitAt = at('key', 'submit');
     const toolCallAt = at('mock', 'tool_call_sent');
     const approveAt = at('key', 'approve');
-    const streamEndAt = at('mock', 'stream_end');
+    const streamEndAt = at('mock', 'stream_end', 'last');
     const screenAt = (t: number): PackVerdict => {
       if (t < submitAt) return verdict(strongIdle());
       if (t < toolCallAt + 150) return verdict(strongWorking());
@@ -273,7 +274,7 @@ describe('a late completion event never revives a finished turn', () => {
     const blockedAt = r.published.find((p) => p.state === 'blocked')?.t;
     expect(blockedAt).toBeDefined();
     expect(blockedAt ?? Infinity).toBeLessThanOrEqual(at('hook', 'PermissionRequest') + 50);
-    expect(states).toEqual(['idle', 'working', 'blocked', 'working', 'done']);
+    expect(states).toEqual(['unknown', 'idle', 'working', 'blocked', 'working', 'done']);
     expect(doneAt).toBeDefined();
     expect(r.published.at(-1)).toMatchObject({ state: 'done' });
     expect(r.gating.sources['hooks']).toMatchObject({ lastEffect: 'dropped-out-of-order', dropped: 1 });
@@ -288,6 +289,31 @@ describe('a late completion event never revives a finished turn', () => {
     r.report(2000, 'session.status', 2, { properties: { status: { type: 'busy' } } }, OPENCODE);
     for (let t = 2000; t <= 4000; t += 50) r.tick(t, NO_MATCH, 'OC');
 
-    expect(r.published.map((p) => p.state)).toEqual(['unknown', 'working', 'done']);
+    expect(r.published.map((p) => p.state)).toEqual(['working', 'done']);
+  });
+});
+
+describe('a denied permission (Claude Code sends no event after Esc)', () => {
+  it('replays the captured deny turn: the keystroke answers the claim, so the screen decides again', () => {
+    const lines = loadFixture('claude-2.1.332-deny.jsonl');
+    const r = new Replay();
+    const time = (kind: FixtureLine['kind'], event: string): number => lines.find((l) => l.kind === kind && l.event === event)?.t ?? NaN;
+    const denyAt = time('key', 'deny');
+    const permissionAt = time('hook', 'PermissionRequest');
+    expect(lines.filter((l) => l.kind === 'hook' && l.t > denyAt)).toEqual([]);
+    const events = [
+      ...lines.filter((l) => l.kind === 'hook').map((h) => ({ t: h.t, run: () => r.report(h.t, h.event, h.t, h.payload) })),
+      ...lines.filter((l) => l.kind === 'key').map((k) => ({ t: k.t, run: () => r.key(k.t) })),
+    ].sort((a, b) => a.t - b.t);
+
+    let next = 0;
+    for (let t = 0; t <= denyAt + 3000; t += 50) {
+      while (next < events.length && (events[next]?.t ?? Infinity) <= t) events[next++]?.run();
+      // The pack misses the dialog; after the deny Claude draws its idle prompt again.
+      r.tick(t, t < time('key', 'submit') ? verdict(strongIdle()) : t < permissionAt ? verdict(strongWorking()) : t < denyAt + 100 ? NO_MATCH : verdict(strongIdle()));
+    }
+
+    expect(r.published.map((p) => p.state)).toEqual(['unknown', 'idle', 'working', 'blocked', 'done']);
+    expect(r.published.at(-1)?.t ?? Infinity).toBeLessThan(denyAt + 1000);
   });
 });

@@ -83,8 +83,8 @@ describe('hostile output through the wrapped CLI', () => {
     const before = explain().current_tick;
     term.pty.write('t');
     await waitUntilAsync(() => explain().current_tick?.digest.title === 'after-flood-1', 10_000);
-    const after = explain().current_tick;
-    expect(after?.t ?? 0).toBeGreaterThan(before?.t ?? Number.POSITIVE_INFINITY);
+    const latest = explain().current_tick;
+    expect(latest?.t ?? 0).toBeGreaterThan(before?.t ?? Number.POSITIVE_INFINITY);
 
     const wrapperPid = Number(session?.record['wrapper_pid']);
     const memory = memoryKiB(wrapperPid);
