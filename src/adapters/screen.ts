@@ -466,8 +466,11 @@ export class StringPayloadLimiter {
       i = special + 1;
       if (code === 0xc2) {
         const following = bytes[special + 1];
-        if (this.state === 'string' && this.isDropping && following !== undefined && !(following >= 0x80 && following <= 0x9f)) {
-          // A character (C2 A0–BF) past the limit: dropped like any other.
+        const isCharacter = following !== undefined && !(following >= 0x80 && following <= 0x9f);
+        if (this.state === 'string' && isCharacter && (this.isDropping || this.units >= this.maxUnits)) {
+          // A character (C2 A0–BF) past the limit: dropped like any other (its second byte
+          // goes with the rest of the dropped run).
+          this.isDropping = true;
           drop(special, special + 1);
           continue;
         }

@@ -18,8 +18,12 @@ export class StateDirError extends Error {
   readonly path: string;
   readonly reason: string;
 
-  constructor(path: string, reason: string, options: { cause?: unknown } = {}) {
-    super(`refusing ${path}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+  /**
+   * `isRefusal: false` for a directory that is fine but cannot be used (no permission, a
+   * read-only or full disk): the message then says what failed rather than "refusing".
+   */
+  constructor(path: string, reason: string, options: { cause?: unknown; isRefusal?: boolean } = {}) {
+    super(`${options.isRefusal === false ? '' : 'refusing '}${path}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.path = path;
     this.reason = reason;
   }
@@ -75,6 +79,25 @@ function errnoCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
+/** The cause of a failed system call in words, with its code: `permission denied (EACCES)`. */
+export function describeErrno(error: unknown): string {
+  const code = errnoCode(error);
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    ENOENT: 'a parent directory does not exist',
+    ENOTDIR: 'a parent is not a directory',
+    ELOOP: 'too many symbolic links',
+    EMFILE: 'too many open files',
+  };
+  if (code === undefined) return error instanceof Error ? error.message : String(error);
+  const text = words[code];
+  return text === undefined ? code : `${text} (${code})`;
+}
+
 function octal(mode: number): string {
   return `0${(mode & 0o777).toString(8)}`;
 }
@@ -106,7 +129,7 @@ export function checkPrivateDir(path: string, options: DirCheckOptions): void {
       const isLink = safeLstat(path)?.isSymbolicLink() === true;
       throw new StateDirError(path, isLink ? 'it is a symbolic link' : 'not a directory', { cause: error });
     }
-    throw new StateDirError(path, `cannot open it (${code ?? String(error)})`, { cause: error });
+    throw new StateDirError(path, `cannot open it: ${describeErrno(error)}`, { cause: error, isRefusal: false });
   }
   try {
     const reason = refuseReason(fstatSync(fd), options);
@@ -144,7 +167,7 @@ export function ensurePrivateDir(path: string, options: DirCheckOptions & { read
   } catch (error) {
     // EEXIST: another process (another agentwrap) created it after our check; verify theirs.
     if (errnoCode(error) !== 'EEXIST') {
-      throw new StateDirError(path, `cannot create it (${errnoCode(error) ?? String(error)})`, { cause: error });
+      throw new StateDirError(path, `cannot create it: ${describeErrno(error)}`, { cause: error, isRefusal: false });
     }
   }
   if (created) setModeExactly(path, options.uid);
@@ -182,7 +205,7 @@ export function checkStateRootForReading(root: string, uid: number | undefined =
   } catch (error) {
     if (error instanceof StateDirError) return error;
     if (errnoCode(error) === 'ENOENT') return undefined;
-    return new StateDirError(root, `cannot open it (${errnoCode(error) ?? String(error)})`, { cause: error });
+    return new StateDirError(root, `cannot open it: ${describeErrno(error)}`, { cause: error, isRefusal: false });
   }
 }
 
@@ -197,7 +220,7 @@ export function checkRecordPath(path: string): void {
     stats = lstatSync(path);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return;
-    throw new StateDirError(path, `cannot inspect it (${errnoCode(error) ?? String(error)})`, { cause: error });
+    throw new StateDirError(path, `cannot inspect it: ${describeErrno(error)}`, { cause: error, isRefusal: false });
   }
   if (stats.isSymbolicLink()) throw new StateDirError(path, 'it is a symbolic link');
   if (!stats.isFile()) throw new StateDirError(path, 'not a regular file');

@@ -7,7 +7,7 @@
  * user's terminal, and every failure inside it is reported through `onWarning`.
  */
 import { evaluatePack, packInputFromSnapshot } from '../core/evaluate.js';
-import { QUIET_RECHECK_MS, TICK_MS } from '../core/policy.js';
+import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS, TICK_MS } from '../core/policy.js';
 import {
   initialDetectorState,
   markDetectorSeen,
@@ -122,7 +122,8 @@ export class DetectorSession {
 
   /**
    * When the next tick is due: the 1 Hz floor, a recheck QUIET_RECHECK_MS after output went
-   * quiet (so a dialog drawn mid-second is published well under a second later), and whatever
+   * quiet (so a dialog drawn mid-second is published well under a second later), one every
+   * STREAMING_RECHECK_MS while output keeps streaming (spinners never go quiet), and whatever
    * time-based rule (an idle hold, a title spinner going stale, the watchdog) comes due first.
    */
   nextDueMs(): number {
@@ -130,7 +131,7 @@ export class DetectorSession {
     if (this.lastTickAtMs === undefined) return nowMs;
     const due = [this.lastTickAtMs + TICK_MS];
     if (this.lastOutputAtMs !== undefined && this.lastOutputAtMs >= this.lastTickAtMs) {
-      due.push(this.lastOutputAtMs + QUIET_RECHECK_MS);
+      due.push(this.lastOutputAtMs + QUIET_RECHECK_MS, this.lastTickAtMs + STREAMING_RECHECK_MS);
     }
     if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
       due.push(this.lastInputAtMs + QUIET_RECHECK_MS);

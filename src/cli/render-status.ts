@@ -149,7 +149,9 @@ function sessionLine(session: ListedSession, nowMs: number, home: string | undef
   const agent = clean(session.record.source_cli, 64);
   if (isOwn(session)) {
     const { record } = session;
-    const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title)].filter((t) => t !== '').join(' ');
+    // Reported display metadata (`agentwrap report-metadata`) follows the title, as key=value.
+    const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
+    const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
     return `${pad(record.state, 8)} ${pad(formatAge(nowMs - record.state_since), 4)} ${pad(agent, 10)} ${pad(key, 22)} ${pad(cwd, 24)} ${title}`.trimEnd();
   }
   const { record } = session;

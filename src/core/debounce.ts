@@ -81,6 +81,16 @@ export interface DebounceResult {
   readonly isFlapping: boolean;
 }
 
+/**
+ * Whether `durationMs` has passed since `sinceMs`, in the form the deadlines are computed
+ * (`since + duration`). `now - since >= duration` is not the same in floating point: with
+ * since = 8129.317 and now = since + 300, the difference is 299.9999999999991, so a tick run
+ * exactly at the deadline would hold forever (found in replay: Codex deny-80x24).
+ */
+function hasElapsed(sinceMs: number, durationMs: number, nowMs: number): boolean {
+  return nowMs >= sinceMs + durationMs;
+}
+
 export function idleHoldMs(confidence: Confidence): number {
   return confidence === 'strong' ? IDLE_HOLD_STRONG_MS : IDLE_HOLD_WEAK_MS;
 }
@@ -139,7 +149,7 @@ export function debounce(
       }
       const sinceMs = pending.weakWorkingSinceMs ?? nowMs;
       const heldMs = nowMs - sinceMs;
-      if (heldMs >= WEAK_WORKING_CONFIRM_MS) {
+      if (hasElapsed(sinceMs, WEAK_WORKING_CONFIRM_MS, nowMs)) {
         return result('working', cleared, 'publish', 'weak-working-confirmed', `${heldMs} ms`);
       }
       return result(
@@ -155,7 +165,7 @@ export function debounce(
       if (previousPublished === 'idle') return result('idle', cleared, 'steady', 'same-as-published');
       const firstMs = pending.idleFirstMs ?? nowMs;
       const episodeMs = nowMs - firstMs;
-      const isCapped = episodeMs >= IDLE_HOLD_CAP_MS;
+      const isCapped = hasElapsed(firstMs, IDLE_HOLD_CAP_MS, nowMs);
       if (decision.confidence !== 'strong' && decision.isCpuBusy === true) {
         if (isCapped) return result('idle', cleared, 'publish', 'idle-hold-cap', `${episodeMs} ms since first idle`);
         return result(
@@ -169,7 +179,7 @@ export function debounce(
       const runMs = pending.idleRunMs ?? nowMs;
       const heldMs = nowMs - runMs;
       const holdMs = idleHoldMs(decision.confidence);
-      if (heldMs >= holdMs) {
+      if (hasElapsed(runMs, holdMs, nowMs)) {
         return result('idle', cleared, 'publish', 'idle-hold-elapsed', `${heldMs} of ${holdMs} ms (${decision.confidence})`);
       }
       if (isCapped) return result('idle', cleared, 'publish', 'idle-hold-cap', `${episodeMs} ms since first idle`);
@@ -186,7 +196,7 @@ export function debounce(
       if (previousPublished === 'unknown') return result('unknown', cleared, 'steady', 'same-as-published');
       const sinceMs = pending.unknownSinceMs ?? nowMs;
       const heldMs = nowMs - sinceMs;
-      if (heldMs >= UNKNOWN_HOLD_MS) {
+      if (hasElapsed(sinceMs, UNKNOWN_HOLD_MS, nowMs)) {
         return result('unknown', cleared, 'publish', 'unknown-grace-elapsed', `${heldMs} ms of nothing`);
       }
       // Neutral for a pending idle run: keep it, so one empty evaluation does not restart the hold.
@@ -202,10 +212,11 @@ export function debounce(
 }
 
 /**
- * When the pending state next needs an evaluation to make progress (a hold or grace expiring),
- * given the last decision's raw state and confidence; undefined when nothing is pending.
+ * Every time at which the pending state needs an evaluation to make progress (a hold or grace
+ * expiring), given the last decision's confidence; empty when nothing is pending. All of them,
+ * not just the earliest: a caller that drops deadlines already past must still see the later ones.
  */
-export function debounceDeadlineMs(pending: DebounceState, lastDecision: Decision | undefined): number | undefined {
+export function debounceDeadlinesMs(pending: DebounceState, lastDecision: Decision | undefined): readonly number[] {
   const deadlines: number[] = [];
   if (pending.idleFirstMs !== undefined) deadlines.push(pending.idleFirstMs + IDLE_HOLD_CAP_MS);
   if (pending.idleRunMs !== undefined) {
@@ -213,7 +224,7 @@ export function debounceDeadlineMs(pending: DebounceState, lastDecision: Decisio
   }
   if (pending.weakWorkingSinceMs !== undefined) deadlines.push(pending.weakWorkingSinceMs + WEAK_WORKING_CONFIRM_MS);
   if (pending.unknownSinceMs !== undefined) deadlines.push(pending.unknownSinceMs + UNKNOWN_HOLD_MS);
-  return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+  return deadlines;
 }
 
 // ───────────────────────────── watchdog ─────────────────────────────

@@ -402,7 +402,8 @@ function parseGate(value: unknown, path: string, depth: number, ctx: GateContext
     case 'line_regex': {
       if (typeof inner !== 'string') return fail(`${path}.${key} must be a string, got ${typeName(inner)}`);
       ctx.leaves++;
-      const leafLine = ctx.lines.textLine(inner, ctx.index) ?? line;
+      // An empty leaf would "occur" on the rule's first line; it is found by its gate key instead.
+      const leafLine = inner === '' ? line : (ctx.lines.textLine(inner, ctx.index) ?? line);
       if (inner === '') {
         ctx.out.error(leafLine, ctx.ruleId, `${path}.${key} is an empty string`);
         return undefined;

@@ -20,6 +20,15 @@ export const TICK_MS = 1000;
 export const QUIET_RECHECK_MS = 150;
 
 /**
+ * While output keeps streaming (a spinner redraws ~10 times a second, so it never goes quiet),
+ * evaluate at most this often instead of only at the 1 s floor. Without it a dialog answered
+ * while the spinner already runs was seen up to a whole tick late (p95 1006 ms on the Claude
+ * corpus, and a 0.8 s working span in Codex multi-tool fell between two ticks). Unchanged
+ * screens are still skipped, so this costs ~4 evaluations of ~50 µs a second while streaming.
+ */
+export const STREAMING_RECHECK_MS = 250;
+
+/**
  * How long a strongly matched idle screen (a drawn idle prompt) must persist before it is
  * published. herdr and jackin publish strong idle at once but only at their 1 Hz tick (0–1000 ms
  * late, 700 ms cap); our quiet recheck evaluates ~150 ms after the last frame, so 300 ms more

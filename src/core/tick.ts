@@ -13,7 +13,7 @@
 import { arbitrate, isSpinnerTitle, type Decision } from './arbitrate.js';
 import {
   debounce,
-  debounceDeadlineMs,
+  debounceDeadlinesMs,
   INITIAL_DEBOUNCE,
   INITIAL_WATCHDOG,
   watchdog,
@@ -125,7 +125,7 @@ export function shouldEvaluate(state: DetectorState, snapshot: EvidenceSnapshot,
  */
 export function nextWakeMs(state: DetectorState, nowMs: number): number | undefined {
   const candidates = [
-    debounceDeadlineMs(state.debounce, state.lastDecision),
+    ...debounceDeadlinesMs(state.debounce, state.lastDecision),
     watchdogDeadlineMs(state.watchdog, state.session.raw, state.session.stuck),
     ...state.evidenceDeadlinesMs,
   ].filter((atMs): atMs is number => atMs !== undefined && atMs > nowMs);

@@ -5,7 +5,7 @@
 // driver's own keystrokes; the screen is mirrored into a headless terminal only for the run's
 // screens.txt (a debugging aid and the source of the report's screen excerpts), never for labels.
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, readlinkSync, appendFileSync, rmSync, renameSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, readlinkSync, appendFileSync, rmSync, renameSync, cpSync, symlinkSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMock, nowMs } from './mock.mjs';
@@ -52,14 +52,29 @@ export function hashSeed(s) {
 }
 
 /**
+ * Copies the built agentwrap (dist/src, packs, package.json; node_modules symlinked) into the
+ * cache, so a capture run is not broken half-way by someone rebuilding dist/ in the tree.
+ * Returns the snapshot's main.js.
+ */
+export function snapshotAgentwrap() {
+  mkdirSync(cacheRoot(), { recursive: true });
+  const dir = mkdtempSync(join(cacheRoot(), 'agentwrap-snapshot-'));
+  cpSync(join(REPO, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
+  if (existsSync(join(REPO, 'packs'))) cpSync(join(REPO, 'packs'), join(dir, 'packs'), { recursive: true });
+  cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  return { dir, main: join(dir, 'dist', 'src', 'cli', 'main.js') };
+}
+
+/**
  * THE recorder switch. 'agentwrap' records through `node dist/src/cli/main.js --record FILE
  * <agent> args…` (the agent found on PATH); 'direct' runs the CLI itself and writes the cast
  * with the temporary writer. Returns { proc, mode, onData(wall, data), onResize(wall, c, r), close() }.
  */
-export function spawnRecorded({ mode, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
+export function spawnRecorded({ mode, agentwrapMain = AGENTWRAP_MAIN, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
   const ptyEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}` };
   if (mode === 'agentwrap') {
-    const proc = pty.spawn(process.execPath, [AGENTWRAP_MAIN, '--record', castPath, agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
     return { proc, mode, onData() {}, onResize() {}, close() {} };
   }
   const proc = pty.spawn(agentBin, args, { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
@@ -74,11 +89,11 @@ export function spawnRecorded({ mode, agentName, agentBin, args, env, cwd, cols,
 }
 
 /** Is `agentwrap --record` usable? Runs `agentwrap run --record X -- echo` in a PTY. */
-export async function agentwrapRecordWorks() {
-  if (!existsSync(AGENTWRAP_MAIN)) return { ok: false, why: `${AGENTWRAP_MAIN} missing (npm run build)` };
+export async function agentwrapRecordWorks(main = AGENTWRAP_MAIN) {
+  if (!existsSync(main)) return { ok: false, why: `${main} missing (npm run build)` };
   const dir = mkdtempSync(join(cacheRoot(), 'probe-'));
   const cast = join(dir, 'probe.cast');
-  const p = pty.spawn(process.execPath, [AGENTWRAP_MAIN, 'run', '--record', cast, '--', '/bin/echo', 'capture-probe'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: dir, env: { ...process.env, HOME: dir } });
+  const p = pty.spawn(process.execPath, [main, 'run', '--record', cast, '--', '/bin/echo', 'capture-probe'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: dir, env: { ...process.env, HOME: dir } });
   let out = '';
   p.onData((d) => { out += d; });
   const code = await Promise.race([new Promise((r) => p.onExit((e) => r(e.exitCode))), sleep(15_000).then(() => 'timeout')]);
@@ -164,7 +179,7 @@ export async function runScenario(opts) {
   mock.bus.on('event', onMockEvent);
 
   const startWall = nowMs();
-  const rec = spawnRecorded({ mode: recorder, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  const rec = spawnRecorded({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
   mark('uncertain', startWall, { why: 'launch' });
   let exited = false;
@@ -239,7 +254,16 @@ export async function runScenario(opts) {
             const t = write(step.key, 'startup');
             // Moving the selection inside a dialog is no transition; answering one is.
             if (step.key === '\r') mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
-            await waitQuiet(800, 6000);
+            if (step.repaintBytes) {
+              // The CLI restarts itself: wait for the new first paint, and keep the whole gap
+              // uncertain (nothing a user could act on is on screen meanwhile).
+              const before = outputBytes;
+              while (outputBytes - before < step.repaintBytes && nowMs() - t < READY_CAP_MS && !exited) await sleep(50);
+              const painted = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+              marks.at(-1).settle = Math.max(step.settleMs ?? 600, painted - t);
+            } else {
+              await waitQuiet(800, 6000);
+            }
           }
           await snap('after startup');
           break;

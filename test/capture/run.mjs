@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
 import { SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
 import { ensureInstalled } from './install.mjs';
-import { runScenario, agentwrapRecordWorks, REPO } from './driver.mjs';
+import { rmSync, existsSync } from 'node:fs';
+import { runScenario, agentwrapRecordWorks, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from './driver.mjs';
 
 function parseArgs(argv) {
   const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false };
@@ -61,8 +62,10 @@ async function main() {
   }
   const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
   let recorder = o.recorder;
+  let snapshot;
   if (recorder === 'auto' || recorder === 'agentwrap') {
-    const probe = await agentwrapRecordWorks();
+    if (existsSync(AGENTWRAP_MAIN)) snapshot = snapshotAgentwrap();
+    const probe = await agentwrapRecordWorks(snapshot?.main);
     if (probe.ok) recorder = 'agentwrap';
     else if (recorder === 'agentwrap') throw new Error(`agentwrap --record does not work yet: ${probe.why}`);
     else { console.error(`[capture] agentwrap --record not usable (${probe.why}); using the TEMPORARY direct recorder`); recorder = 'direct'; }
@@ -77,13 +80,14 @@ async function main() {
       }
       for (const [cols, rows] of o.sizes) {
         const t0 = Date.now();
-        const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: join(o.out, agent), recorder, netns: INSIDE });
+        const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: join(o.out, agent), recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok) console.log(`ok   ${agent} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
         else { failures++; console.log(`FAIL ${agent} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
       }
     }
   }
+  if (snapshot) rmSync(snapshot.dir, { recursive: true, force: true });
   return failures ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   debounce,
-  debounceDeadlineMs,
+  debounceDeadlinesMs,
   INITIAL_DEBOUNCE,
   INITIAL_WATCHDOG,
   watchdog,
@@ -198,11 +198,25 @@ describe('debounce', () => {
     expect(later.flapsPerMinute).toBe(1);
   });
 
+  it('releases an idle hold on a tick run exactly at its deadline, whatever the floating point', () => {
+    // 8429.317 - 8129.317 is 299.9999999999991 in floating point (Codex deny-80x24 replay).
+    const start = 8129.317;
+
+    const [held, released] = run('working', [
+      [start, strongIdle],
+      [start + IDLE_HOLD_STRONG_MS, strongIdle],
+    ]);
+
+    expect(held?.published).toBe('working');
+    expect(released).toMatchObject({ published: 'idle', reason: 'idle-hold-elapsed' });
+  });
+
   it('reports the next deadline of a pending hold', () => {
     const [held] = run('working', [[T0, strongIdle]]);
 
-    expect(debounceDeadlineMs(held!.pending, strongIdle)).toBe(T0 + IDLE_HOLD_STRONG_MS);
-    expect(debounceDeadlineMs(INITIAL_DEBOUNCE, strongIdle)).toBeUndefined();
+    expect(debounceDeadlinesMs(held!.pending, strongIdle)).toContain(T0 + IDLE_HOLD_STRONG_MS);
+    expect(debounceDeadlinesMs(held!.pending, strongIdle)).toContain(T0 + IDLE_HOLD_CAP_MS);
+    expect(debounceDeadlinesMs(INITIAL_DEBOUNCE, strongIdle)).toEqual([]);
   });
 });
 

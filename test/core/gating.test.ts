@@ -178,6 +178,7 @@ interface FixtureLine {
   readonly t: number;
   readonly kind: 'hook' | 'key' | 'mock';
   readonly event: string;
+  readonly seq?: number;
   readonly payload?: Readonly<Record<string, unknown>>;
 }
 
@@ -315,5 +316,33 @@ describe('a denied permission (Claude Code sends no event after Esc)', () => {
 
     expect(r.published.map((p) => p.state)).toEqual(['unknown', 'idle', 'working', 'blocked', 'done']);
     expect(r.published.at(-1)?.t ?? Infinity).toBeLessThan(denyAt + 1000);
+  });
+});
+
+describe('a captured OpenCode 1.18.33 turn (full-lifecycle plugin, authoritative)', () => {
+  it('drives working → blocked → working → done with the pack blind, and racing reports cannot revive it', () => {
+    const lines = loadFixture('opencode-1.18.33-approve.jsonl');
+    const r = new Replay();
+    const hooks = lines.filter((l) => l.kind === 'hook');
+    // The plugin spawns one process per event, so arrival order is not send order: deliver the
+    // last busy (seq 8) after the idle events it preceded by 6 ms.
+    const lateBusy = hooks.find((h) => h.seq === 8);
+    const delivered = hooks.map((h) => (h === lateBusy ? { ...h, t: h.t + 40 } : h));
+    const events = [
+      ...delivered.map((h) => ({ t: h.t, run: () => r.report(h.t, h.event, h.seq ?? NaN, h.payload, OPENCODE) })),
+      ...lines.filter((l) => l.kind === 'key').map((k) => ({ t: k.t, run: () => r.key(k.t) })),
+    ].sort((a, b) => a.t - b.t);
+    const endAt = Math.max(...lines.map((l) => l.t)) + 3000;
+
+    let next = 0;
+    for (let t = 0; t <= endAt; t += 50) {
+      while (next < events.length && (events[next]?.t ?? Infinity) <= t) events[next++]?.run();
+      r.tick(t, NO_MATCH, 'OC | capture');
+    }
+
+    const asked = hooks.find((h) => h.event === 'permission.asked')?.t ?? NaN;
+    expect(r.published.map((p) => p.state)).toEqual(['unknown', 'working', 'blocked', 'working', 'done']);
+    expect(r.published.find((p) => p.state === 'blocked')?.t ?? Infinity).toBeLessThanOrEqual(asked + 50);
+    expect(r.gating.sources['hooks']).toMatchObject({ dropped: 1, lastEffect: 'dropped-out-of-order' });
   });
 });

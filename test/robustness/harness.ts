@@ -3,7 +3,7 @@
  * terminal, with its raw output bytes kept), a private state root per test, reading a
  * process's memory from /proc, and a second (non-root) user for permission tests.
  */
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFile, execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import * as nodePty from 'node-pty';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 export { CLI, ROOT };
+export { shellQuote } from '../helpers/pty-outer.js';
 
 export const HOSTILE_AGENT = join(ROOT, 'test', 'robustness', 'hostile-agent.mjs');
 
@@ -92,6 +93,16 @@ export function openCliTerminal(args: readonly string[], env: Record<string, str
 /** Runs the CLI without a terminal (status, explain…) and returns exit code and output. */
 export function runCli(args: readonly string[], env: Record<string, string>): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+}
+
+/** The same, without blocking this process (needed when this process serves the session). */
+export function runCliAsync(args: readonly string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      resolve({ status: code, stdout, stderr });
+    });
+  });
 }
 
 export interface StatusJson {
