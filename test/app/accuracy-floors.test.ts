@@ -1,0 +1,40 @@
+/**
+ * Locks in detection quality: every committed recording is replayed through the live pipeline
+ * and scored against its labels, and each agent's totals must stay at or above the floors in
+ * recordings/accuracy-floors.json (the one place they are kept).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { evaluateRecordings } from '../../src/cli/commands/eval.js';
+import { ROOT } from '../helpers/cli.js';
+
+interface Floor {
+  readonly accuracy: number;
+  readonly blocked_recall: number;
+  readonly max_spurious: number;
+  readonly max_p95_ms: number;
+}
+
+const RECORDINGS = join(ROOT, 'recordings');
+const FLOORS = JSON.parse(readFileSync(join(RECORDINGS, 'accuracy-floors.json'), 'utf8')) as Record<string, Floor | string>;
+const AGENTS = readdirSync(RECORDINGS).filter((name) => statSync(join(RECORDINGS, name)).isDirectory());
+
+describe('accuracy floors over the committed recordings', () => {
+  it('has a floor for every agent with recordings', () => {
+    for (const agent of AGENTS) expect(typeof FLOORS[agent], `recordings/accuracy-floors.json has no floor for ${agent}`).toBe('object');
+  });
+
+  it.each(AGENTS)('%s stays at or above its floors', async (agent) => {
+    const floor = FLOORS[agent] as Floor;
+
+    const { report } = await evaluateRecordings([join(RECORDINGS, agent)], { env: {} });
+
+    expect(report.files.length).toBeGreaterThan(0);
+    const total = report.total;
+    expect(total.accuracy ?? 0).toBeGreaterThanOrEqual(floor.accuracy);
+    expect(total.per_state.blocked.recall ?? 1).toBeGreaterThanOrEqual(floor.blocked_recall);
+    expect(total.spurious_transitions).toBeLessThanOrEqual(floor.max_spurious);
+    expect(total.latency_ms.p95 ?? 0).toBeLessThanOrEqual(floor.max_p95_ms);
+  });
+});
