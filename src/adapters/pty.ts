@@ -145,8 +145,16 @@ export function exitCodeOf(exitCode: number, signal: number | undefined): number
 }
 
 /**
- * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables.
- * Anything else in `extra` is a bug in the caller, so it throws rather than leak a surprise.
+ * Variables besides AGENTWRAP_* that agentwrap may set for one run: the per-launch reporter
+ * hooks (app/hooks.ts) pass OpenCode its plugin through OPENCODE_CONFIG_CONTENT, merged with the
+ * user's own value, since OpenCode has no command-line flag for it.
+ */
+export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_CONFIG_CONTENT'];
+
+/**
+ * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables
+ * (and the reporter hooks' HOOK_ENV_KEYS). Anything else in `extra` is a bug in the caller, so
+ * it throws rather than leak a surprise.
  */
 export function childEnvironment(
   userEnv: NodeJS.ProcessEnv,
@@ -157,7 +165,7 @@ export function childEnvironment(
     if (value !== undefined) env[key] = value;
   }
   for (const [key, value] of Object.entries(extra)) {
-    if (!key.startsWith('AGENTWRAP_')) throw new Error(`childEnvironment: ${key} is not an AGENTWRAP_* variable`);
+    if (!key.startsWith('AGENTWRAP_') && !HOOK_ENV_KEYS.includes(key)) throw new Error(`childEnvironment: ${key} is not an AGENTWRAP_* variable`);
     env[key] = value;
   }
   return env;

@@ -26,6 +26,7 @@ import { livePackSource, loadDefaultRegistry, type LoadedPack } from './pack-reg
 import { createRecorder, type Recorder } from './recorder.js';
 import { openSessionStore, sweepStaleRecords, type SessionStore } from './session-store.js';
 import { DetectorSession, describeError } from './session.js';
+import { Reporter } from './reporter.js';
 import { formatCommand, pickRecordedEnv } from '../core/recording.js';
 
 /** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */
@@ -107,11 +108,15 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   let controlPath = '';
   const lastNotifiedMs = new Map<AgentState, number>();
 
+  // Agent hooks/plugins (`agentwrap report`) → gating; trust follows this session's agent.
+  const reporter = new Reporter({ clock, sessionAgent: sourceCli, hasPack: () => (detector.currentPack ?? firstPack) !== undefined });
+
   const detector = new DetectorSession({
     clock,
     screen,
     packs: packSource,
     processes,
+    reports: (nowMs) => reporter.evidence(nowMs),
     onWarning: warn,
     onChange: (state, entry) => onChange(state, entry),
   });
@@ -119,6 +124,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   function currentRecord(state: DetectorState): SessionRecord {
     const s = state.session;
     const title = screen.evidence().title?.text;
+    const identity = reporter.identity();
+    const metadata = reporter.metadata(clock.nowMs());
     return createSessionRecord({
       sourceCli,
       sessionId: options.sessionId,
@@ -134,7 +141,10 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       winner: s.winner,
       ruleId: s.ruleId ?? null,
       ...(title === undefined ? {} : { title }),
-      ...(agentVersion === undefined ? {} : { agentVersion: agentVersion.version }),
+      ...(agentVersion === undefined ? (identity.agentVersion === undefined ? {} : { agentVersion: identity.agentVersion }) : { agentVersion: agentVersion.version }),
+      ...(identity.model === undefined ? {} : { model: identity.model, modelSource: 'report' as const }),
+      ...(identity.agentSessionId === undefined ? {} : { agentSessionId: identity.agentSessionId }),
+      ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
       control: controlPath,
     });
   }
@@ -285,7 +295,16 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
           state: detector.state.session,
         }),
         ack: () => ({ changed: detector.ack() }),
-        report: () => ({ accepted: false, reason: 'agent hook reports are not supported yet' }),
+        report: (params) => {
+          const reply = reporter.handle(params);
+          // Evaluate at once (a reported blocker must not wait for the 1 Hz floor), and republish
+          // the record: identity and metadata may have changed.
+          detector.noteReport();
+          if (!isTicking && !isExited) arm();
+          void store?.publish(currentRecord(detector.state));
+          armMetadataExpiry();
+          return reply;
+        },
         subscribe: (emit) => {
           subscribers.add(emit);
           return () => subscribers.delete(emit);
@@ -299,6 +318,20 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn });
     await store.publish(currentRecord(detector.state));
   })();
+
+  // Metadata expires by TTL: republish the record when the next key runs out, so readers drop it.
+  let metadataTimer: NodeJS.Timeout | undefined;
+  function armMetadataExpiry(): void {
+    if (metadataTimer !== undefined) clearTimeout(metadataTimer);
+    metadataTimer = undefined;
+    const atMs = reporter.nextMetadataExpiryMs();
+    if (atMs === undefined || isExited) return;
+    metadataTimer = setTimeout(() => {
+      void store?.publish(currentRecord(detector.state));
+      armMetadataExpiry();
+    }, Math.max(0, atMs - clock.nowMs()) + 1);
+    metadataTimer.unref();
+  }
 
   function explainPayload(): unknown {
     const pack = detector.currentPack;
@@ -336,6 +369,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     isExited = true;
     for (const dispose of disposers) dispose();
     if (timer !== undefined) clearTimeout(timer);
+    if (metadataTimer !== undefined) clearTimeout(metadataTimer);
     await lastWrite;
     // The final state is published at once (process exit outranks everything), then the
     // record goes away: a record must not outlive its agent.

@@ -3,7 +3,9 @@
  * interactive demo all come here. The launcher (launch.ts) owns passthrough; this attaches the
  * live session (detection, records, control socket, recording, notifications) to it.
  */
+import { basename } from 'node:path';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
+import { planHooks } from '../app/hooks.js';
 import { attachLiveSession, syntheticSessionId, type LiveSession } from '../app/live-session.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
@@ -17,35 +19,43 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
   if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
 
   const warnings: string[] = [];
+  // Per-launch reporter hooks (nothing written to the user's config); --no-hooks turns them off.
+  const hooks = request.flags.hooks ? planHooks({ agent: request.flags.pack ?? basename(request.command), args: request.args, env }) : undefined;
+  if (hooks?.note !== undefined) warnings.push(hooks.note);
   let live: LiveSession | undefined;
-  const code = await launchAndWait(request, {
-    extraEnv: {
-      // The session id (the record's `session_id`); `agentwrap report` finds the session by it.
-      AGENTWRAP_SESSION: sessionId,
-      AGENTWRAP_PID: String(process.pid),
-    },
-    attach: (launched) => {
-      live = attachLiveSession({
-        launched,
-        command: request.command,
-        args: request.args,
-        packAgent: request.flags.pack,
-        sessionId,
-        env,
-        cwd: process.cwd(),
-        record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
-        notify: request.flags.notify,
-        onStateCommand: request.flags.onState,
-        isPublishing: refused === undefined,
-        // Anything said while the agent owns the screen would scribble over it: kept for the end
-        // (and visible meanwhile through `agentwrap status explain`).
-        warn: (message) => {
-          if (!warnings.includes(message)) warnings.push(message);
-        },
-      });
-    },
-  });
-  await live?.closed;
-  for (const message of warnings) process.stderr.write(`agentwrap: ${message}\n`);
-  return code;
+  try {
+    const code = await launchAndWait(hooks?.installed === true ? { ...request, args: hooks.args } : request, {
+      extraEnv: {
+        ...hooks?.env,
+        // The session id (the record's `session_id`); `agentwrap report` finds the session by it.
+        AGENTWRAP_SESSION: sessionId,
+        AGENTWRAP_PID: String(process.pid),
+      },
+      attach: (launched) => {
+        live = attachLiveSession({
+          launched,
+          command: request.command,
+          args: request.args,
+          packAgent: request.flags.pack,
+          sessionId,
+          env,
+          cwd: process.cwd(),
+          record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
+          notify: request.flags.notify,
+          onStateCommand: request.flags.onState,
+          isPublishing: refused === undefined,
+          // Anything said while the agent owns the screen would scribble over it: kept for the end
+          // (and visible meanwhile through `agentwrap status explain`).
+          warn: (message) => {
+            if (!warnings.includes(message)) warnings.push(message);
+          },
+        });
+      },
+    });
+    await live?.closed;
+    for (const message of warnings) process.stderr.write(`agentwrap: ${message}\n`);
+    return code;
+  } finally {
+    hooks?.dispose();
+  }
 }

@@ -47,7 +47,11 @@ describe('20 wrapped sessions under a reader hammering their records', () => {
     cleanups.push(() => {
       for (const term of terminals) term.pty.kill();
     });
-    await waitForStatus(env, (s) => s.sessions.length === SESSIONS, 60_000);
+    await waitForStatus(env, (s) => s.sessions.length === SESSIONS, 60_000).catch((error: unknown) => {
+      const listed = new Set(readdirSync(join(root, 'sessions')));
+      const missing = terminals.filter((t) => ![...listed].some((name) => name.includes(`aw${t.pty.pid}-`)));
+      throw new Error(`${String(error).slice(0, 200)}\nmissing: ${missing.map((t) => `${t.pty.pid}: ${JSON.stringify(t.text().slice(0, 400))}`).join('\n')}`);
+    });
 
     // Reader 1: every record file, parsed, as fast as this process can.
     let fileReads = 0;
