@@ -35,7 +35,9 @@ const MB = 1024 * 1024;
 
 const argv = process.argv.slice(2);
 const isQuick = argv.includes('--quick');
-const isWriting = !isQuick || argv.includes('--write');
+const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const isWriting = only === undefined && (!isQuick || argv.includes('--write'));
+const shouldRun = (section: string): boolean => only === undefined || only.includes(section);
 const CONFIG = isQuick
   ? { floodMb: 50, rounds: 3, lossRuns: 20, rttSamples: 300, idleS: 10, tickIterations: 2000, replayRuns: 1 }
   : { floodMb: 200, rounds: 5, lossRuns: 100, rttSamples: 2000, idleS: 30, tickIterations: 10_000, replayRuns: 3 };
@@ -211,19 +213,26 @@ async function measureRoundTrips(): Promise<RttResult[]> {
     for (const session of sessions.values()) {
       session.pty.write('\x04');
     }
-    await Promise.race([Promise.all([...sessions.values()].map((s) => s.exited)), sleep(3000)]);
-    for (const session of sessions.values()) {
-      try {
-        session.pty.kill('SIGKILL');
-      } catch {
-        // Already gone: it exited on Ctrl-D as asked.
-      }
-    }
+    await closeSessions([...sessions.values()]);
   }
   return variants.map((variant) => {
     const values = samples.get(variant) ?? [];
     return { variant, p50Us: median(values), p99Us: quantile(values, 0.99) };
   });
+}
+
+/** Ends sessions: SIGTERM (script(1) ignores the pty hangup), then SIGKILL for stragglers. */
+async function closeSessions(sessions: readonly OuterSession[]): Promise<void> {
+  const signal = (session: OuterSession, name: NodeJS.Signals): void => {
+    try {
+      process.kill(session.pty.pid, name);
+    } catch {
+      // Already gone (ESRCH): it exited on its own.
+    }
+  };
+  for (const session of sessions) signal(session, 'SIGTERM');
+  await Promise.race([Promise.all(sessions.map((s) => s.exited)), sleep(6000)]);
+  for (const session of sessions) signal(session, 'SIGKILL');
 }
 
 // ---- 4. idle CPU and RSS --------------------------------------------------------------------------
@@ -289,8 +298,7 @@ async function measureIdle(): Promise<IdleResult[]> {
       };
     });
   } finally {
-    for (const s of sessions) s.session.pty.kill('SIGHUP');
-    await Promise.race([Promise.all(sessions.map((s) => s.session.exited)), sleep(6000)]);
+    await closeSessions(sessions.map((s) => s.session));
   }
 }
 
@@ -454,21 +462,24 @@ async function main(): Promise<void> {
   const loadBefore = loadAverage();
   log(`${isQuick ? 'quick' : 'full'} run; load average ${loadBefore}; scratch ${scratch}`);
 
-  log(`writing ${CONFIG.floodMb} MB flood files`);
-  const files = makeFloodFiles(CONFIG.floodMb);
-  const floods = await measureFloods(files);
-  rmSync(files.tui, { force: true });
-  rmSync(files.plain, { force: true });
+  let floods: FloodResult[] = [];
+  if (shouldRun('flood')) {
+    log(`writing ${CONFIG.floodMb} MB flood files`);
+    const files = makeFloodFiles(CONFIG.floodMb);
+    floods = await measureFloods(files);
+    rmSync(files.tui, { force: true });
+    rmSync(files.plain, { force: true });
+  }
   log('exit loss');
-  const loss = await measureLoss();
+  const loss = shouldRun('loss') ? await measureLoss() : [];
   log('keystroke round trip');
-  const rtt = await measureRoundTrips();
+  const rtt = shouldRun('rtt') ? await measureRoundTrips() : [];
   log(`idle CPU (${CONFIG.idleS} s after ${IDLE_WARMUP_MS / 1000} s warm-up)`);
-  const idle = await measureIdle();
+  const idle = shouldRun('idle') ? await measureIdle() : [];
   log('tick cost');
-  const ticks = await measureTickCosts();
+  const ticks = shouldRun('tick') ? await measureTickCosts() : [];
   log('replay');
-  const replay = measureReplay();
+  const replay = shouldRun('replay') ? measureReplay() : { recordings: 0, recordingS: Number.NaN, cpuS: Number.NaN, wallS: Number.NaN };
   const loadAfter = loadAverage();
 
   // ---- goals
