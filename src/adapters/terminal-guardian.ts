@@ -9,8 +9,10 @@
  * agentwrap is gone. agentwrap tells it, one line each, `raw` after entering raw mode, `cooked`
  * after restoring, and `reset <octal-escaped bytes>` when the modes the agent left on change.
  * At EOF it acts only if the last word was `raw` AND the terminal is still in the very raw
- * settings it saw then — so a shell that already restored the terminal (bash does for a job
- * killed by a signal) is never overridden. It then writes the mode resets and `stty <saved>`.
+ * settings it read on hearing `raw` — so a shell that already restored the terminal (bash does
+ * for a job killed by a signal) is never overridden. It then writes the mode resets and
+ * `stty <saved>`. (It reads the raw settings itself, within milliseconds of agentwrap entering
+ * raw mode, so agentwrap spends no extra `stty` call on it.)
  *
  * Cost: one shell process, asleep in `read`, started once per session; a few bytes per raw
  * or mode change. Nothing on the output path.

@@ -210,6 +210,10 @@ const MAX_PARAM_CHARS = 64;
 
 type ParserState = 'ground' | 'escape' | 'csi' | 'string' | 'string-escape';
 
+function isAsciiDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
 const ESC = 0x1b;
 const BEL = 0x07;
 
@@ -253,6 +257,24 @@ export class ModeTracker {
         this.state = chunk[end] === BEL ? 'ground' : 'string-escape';
         i = end + 1;
         continue;
+      }
+      if (this.state === 'csi') {
+        // Parameter bytes in one run (one string per sequence, not one per byte): TUI output
+        // carries a CSI every few bytes, so this loop is most of the tracker's cost.
+        let end = i;
+        while (end < chunk.length) {
+          const b = chunk[end] as number;
+          if (b < 0x20 || b > 0x3f) break;
+          end += 1;
+        }
+        if (end < chunk.length && chunk[end] === 0x6d && this.params === '' && this.isPlainSgr(chunk, i, end)) {
+          this.state = 'ground';
+          i = end + 1;
+          continue;
+        }
+        if (end > i) this.appendParams(chunk, i, end);
+        if (end >= chunk.length) return;
+        i = end;
       }
       const byte = chunk[i] as number;
       i += 1;
@@ -305,6 +327,31 @@ export class ModeTracker {
         break;
     }
     this.state = 'ground';
+  }
+
+  /**
+   * The common case decided from the bytes, with no string built: an SGR (`CSI digits;… m`)
+   * whose parameters lie in this chunk. Same outcome as onCsi; false leaves it to onCsi.
+   */
+  private isPlainSgr(chunk: Uint8Array, from: number, to: number): boolean {
+    if (to - from > MAX_PARAM_CHARS || (to > from && !isAsciiDigit(chunk[from] as number))) return false;
+    let isReset = true;
+    for (let k = from; k < to; k++) {
+      if (chunk[k] !== 0x30) {
+        isReset = false;
+        break;
+      }
+    }
+    this.isSgrDirty = !isReset;
+    return true;
+  }
+
+  private appendParams(chunk: Uint8Array, from: number, to: number): void {
+    const take = Math.min(MAX_PARAM_CHARS - this.params.length, to - from);
+    let text = '';
+    for (let k = from; k < from + take; k++) text += String.fromCharCode(chunk[k] as number);
+    this.params += text;
+    if (to - from > take) this.isParamsOverflowed = true;
   }
 
   private onCsiByte(byte: number): void {
@@ -360,10 +407,18 @@ export class ModeTracker {
         }
         return;
       }
-      if (prefix !== '' && !/^[0-9]/.test(prefix)) return;
+      if (prefix !== '' && !isAsciiDigit(params.charCodeAt(0))) return;
       // SGR: clean only after a plain reset (CSI m, CSI 0 m). Anything else may have left a colour
-      // on; a needless CSI 0 m at exit is invisible, so erring this way costs nothing.
-      this.isSgrDirty = !/^0*$/.test(params);
+      // on; a needless CSI 0 m at exit is invisible, so erring this way costs nothing. (A loop,
+      // not a regex: this runs for every colour change in the output.)
+      let isReset = true;
+      for (let k = 0; k < params.length; k++) {
+        if (params.charCodeAt(k) !== 0x30) {
+          isReset = false;
+          break;
+        }
+      }
+      this.isSgrDirty = !isReset;
     }
   }
 

@@ -29,6 +29,9 @@ import { ModeTracker, processTerminal, type OuterTerminal, type TerminalSize } f
  */
 export const SIGNAL_GRACE_MS = 5_000;
 
+/** The most often the terminal guardian is told new mode resets (see the output handler). */
+export const GUARDIAN_UPDATE_MIN_MS = 100;
+
 /** Signals to agentwrap that go on to the agent. */
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
 
@@ -116,9 +119,27 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 
   const modes = new ModeTracker();
   const disposers: Array<() => void> = [];
-  // The terminal guardian (adapters/terminal-guardian.ts) learns the resets only when a mode
-  // changes, which is rare: one integer comparison per chunk.
+  // The terminal guardian (adapters/terminal-guardian.ts) learns the resets when they change:
+  // one integer comparison per chunk. Not on every change, though: a TUI using synchronized
+  // output (mode 2026) switches a mode on and off in every frame, and telling the guardian
+  // (a pipe write and a shell waking up) each time cost ~10% of agentwrap's CPU in a flood.
+  // So a new reset goes out at once when none went out in the last GUARDIAN_UPDATE_MIN_MS,
+  // else once that interval is over; the guardian's reset may lag the screen by that much.
   let guardedRevision = modes.revision;
+  let guardedReset = modes.resetSequence();
+  let lastGuardianUpdateMs = Number.NEGATIVE_INFINITY;
+  let guardianTimer: NodeJS.Timeout | undefined;
+  const updateGuardian = (): void => {
+    guardianTimer = undefined;
+    const reset = modes.resetSequence();
+    if (reset === guardedReset) return;
+    guardedReset = reset;
+    lastGuardianUpdateMs = performance.now();
+    terminal.setCrashReset?.(reset);
+  };
+  disposers.push(() => {
+    if (guardianTimer !== undefined) clearTimeout(guardianTimer);
+  });
 
   disposers.push(
     pty.onData((chunk) => {
@@ -126,7 +147,14 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
       modes.feed(chunk);
       if (modes.revision !== guardedRevision) {
         guardedRevision = modes.revision;
-        terminal.setCrashReset?.(modes.resetSequence());
+        if (guardianTimer === undefined) {
+          const waitMs = lastGuardianUpdateMs + GUARDIAN_UPDATE_MIN_MS - performance.now();
+          if (waitMs <= 0) updateGuardian();
+          else {
+            guardianTimer = setTimeout(updateGuardian, waitMs);
+            guardianTimer.unref();
+          }
+        }
       }
       callTaps(outputTaps, 'output', chunk);
     }),

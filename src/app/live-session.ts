@@ -28,6 +28,7 @@ import { openSessionStore, sweepStaleRecords, type SessionStore } from './sessio
 import { DetectorSession, describeError } from './session.js';
 import { Reporter } from './reporter.js';
 import { formatCommand, pickRecordedEnv } from '../core/recording.js';
+import { QUIET_RECHECK_MS } from '../core/policy.js';
 
 /** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */
 export const NOTIFY_MIN_INTERVAL_MS = 10_000;
@@ -55,6 +56,11 @@ export interface LiveSessionOptions {
    * record and no control socket, and the detector still runs (for --notify and recording).
    */
   readonly isPublishing?: boolean;
+  /**
+   * The control socket path, when the launcher prepared it before the agent started (so the
+   * agent's environment can name it: AGENTWRAP_CONTROL). Otherwise prepared here.
+   */
+  readonly controlPath?: string | undefined;
   /** Every change of the published state, after it was published. */
   readonly onStateChange?: (event: StateChangeEvent, entry: TickLogEntry) => void;
 }
@@ -91,7 +97,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   if (versionNote !== undefined) warn(versionNote);
 
   const size = launched.size();
-  const screen: Screen = createScreen({ cols: size.cols, rows: size.rows, clock });
+  const screen: Screen = createLiveScreen(size.cols, size.rows, clock, warn);
 
   let probe: ProcessProbe | undefined;
   const processes = (nowMs: number): ProcessEvidence => {
@@ -199,21 +205,39 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     }
   }
 
-  // The tick loop: one timer, armed for the session's next due time. Output re-arms it (the
-  // quiet recheck moves with each chunk); it never runs inside the output path itself.
+  // The tick loop: one timer, armed for the session's next due time; it never runs inside the
+  // output path itself. Output and input only move due times later (the quiet recheck follows
+  // the last chunk), except the first chunk after a tick, which may bring the recheck before
+  // the 1 Hz floor. So a chunk re-arms only when the armed time is later than any recheck it
+  // could ask for; otherwise the timer stays (no timer churn per chunk in a flood) and, when it
+  // fires early, re-arms itself for the real due time instead of ticking.
   let timer: NodeJS.Timeout | undefined;
+  let armedForMs = Number.POSITIVE_INFINITY;
   let isTicking = false;
   let lastWrite: Promise<void> = Promise.resolve();
   let isExited = false;
   const arm = (): void => {
     if (timer !== undefined) clearTimeout(timer);
-    const delayMs = Math.max(0, detector.nextDueMs() - clock.nowMs());
-    timer = setTimeout(runTick, delayMs);
+    const nowMs = clock.nowMs();
+    armedForMs = detector.nextDueMs();
+    timer = setTimeout(runTick, Math.max(0, armedForMs - nowMs));
     timer.unref();
+  };
+  const onActivity = (): void => {
+    if (isTicking || isExited) return;
+    if (timer !== undefined && armedForMs <= clock.nowMs() + QUIET_RECHECK_MS) return;
+    arm();
   };
   const runTick = (): void => {
     timer = undefined;
+    armedForMs = Number.POSITIVE_INFINITY;
     if (isTicking) return;
+    // Output after arming moved the quiet recheck later: wait for it rather than tick early.
+    // (Timers may fire up to a millisecond early, so a due time within 1 ms counts as now.)
+    if (detector.nextDueMs() - clock.nowMs() > TIMER_SLACK_MS) {
+      if (!isExited) arm();
+      return;
+    }
     isTicking = true;
     // Read the screen only after the bytes so far are parsed (xterm parses on a later task).
     void lastWrite
@@ -259,13 +283,13 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     launched.onOutput((chunk) => {
       lastWrite = screen.write(chunk);
       detector.noteOutput();
-      toRecorder((r) => r.output(chunk));
-      if (!isTicking) arm();
+      if (options.record !== undefined) toRecorder((r) => r.output(chunk));
+      onActivity();
     }),
     launched.onInput((chunk) => {
       detector.noteInput();
-      toRecorder((r) => r.input(chunk));
-      if (!isTicking) arm();
+      if (options.record !== undefined) toRecorder((r) => r.input(chunk));
+      onActivity();
     }),
     launched.onResize((cols, rows) => {
       lastWrite = screen.resize(cols, rows);
@@ -284,7 +308,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       void error;
     }
     try {
-      controlPath = prepareControlSocketPath({ root: stateRoot, key, env: options.env, uid: process.getuid?.() });
+      controlPath = options.controlPath ?? prepareControlSocketPath({ root: stateRoot, key, env: options.env, uid: process.getuid?.() });
       control = await startControlServer(controlPath, {
         explain: () => explainPayload(),
         capture: () => ({
@@ -384,6 +408,31 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   })();
 
   return { key, detector, closed };
+}
+
+/** A timer may fire this much before its due time (Node rounds delays to whole milliseconds). */
+const TIMER_SLACK_MS = 1;
+
+/**
+ * The mirror for a live session parses in a worker thread, so a flood of output is parsed on
+ * the other core instead of holding up the passthrough (the main thread only copies bytes to
+ * the worker). Without the built worker script (or if the thread cannot start) it falls back
+ * to the main thread, which is correct, only slower under floods.
+ */
+function createLiveScreen(cols: number, rows: number, clock: Clock, warn: (message: string) => void): Screen {
+  if (process.env['H12_SCREEN'] === 'main') return createScreen({ cols, rows, clock });
+  try {
+    return createScreen({
+      cols,
+      rows,
+      clock,
+      worker: true,
+      onWorkerError: (error) => warn(`screen mirror stopped (status detection sees no new output; the agent is unaffected): ${describeError(error)}`),
+    });
+  } catch (error) {
+    warn(`screen mirror runs on the main thread (${describeError(error)})`);
+    return createScreen({ cols, rows, clock });
+  }
 }
 
 function describeVersion(pack: LoadedPack | undefined, version: string | undefined): string | undefined {

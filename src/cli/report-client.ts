@@ -39,6 +39,17 @@ export async function sendReport(
   target: SessionQuery,
   params: Readonly<Record<string, unknown>>,
 ): Promise<SendResult> {
+  // Inside a wrapped agent the socket is named in the environment: no directory scan needed.
+  const direct = env['AGENTWRAP_CONTROL'];
+  if (direct !== undefined && direct !== '' && target.query === env['AGENTWRAP_SESSION']) {
+    try {
+      const reply = await requestControl(direct, { method: 'report', params }, REPORT_SOCKET_TIMEOUT_MS);
+      return { sent: true, session: target.query, agent: typeof params['agent'] === 'string' ? params['agent'] : '(session agent)', reply };
+    } catch (error) {
+      const reason = error instanceof ControlError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+      return { sent: false, reason };
+    }
+  }
   const sessions = readSessions(resolveStateRoot(env), Date.now(), isPidAlive);
   let match = resolveSession(sessions, target.query);
   if (!match.ok && target.wrapperPid !== undefined && target.wrapperPid !== '') match = resolveSession(sessions, target.wrapperPid);

@@ -6,6 +6,7 @@
 import { basename } from 'node:path';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
 import { planHooks } from '../app/hooks.js';
+import { prepareControlSocketPath } from '../app/control-socket.js';
 import { attachLiveSession, syntheticSessionId, type LiveSession } from '../app/live-session.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
@@ -19,6 +20,18 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
   if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
 
   const warnings: string[] = [];
+  // The control socket's path is fixed before the agent starts, so its environment can carry it
+  // (AGENTWRAP_CONTROL): `agentwrap report` in a hook then needs no directory scan, and finds out
+  // at once (even from the shell front, without starting Node) when no session is listening.
+  let controlPath: string | undefined;
+  if (refused === undefined) {
+    try {
+      controlPath = prepareControlSocketPath({ root: resolveStateRoot(env), key: `s-${sessionId}`, env, uid: process.getuid?.() });
+    } catch {
+      // The live session tries again and says why when it cannot; hooks then find it by its record.
+      controlPath = undefined;
+    }
+  }
   // Per-launch reporter hooks (nothing written to the user's config); --no-hooks turns them off.
   const hooks = request.flags.hooks ? planHooks({ agent: request.flags.pack ?? basename(request.command), args: request.args, env }) : undefined;
   if (hooks?.note !== undefined) warnings.push(hooks.note);
@@ -30,6 +43,7 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
         // The session id (the record's `session_id`); `agentwrap report` finds the session by it.
         AGENTWRAP_SESSION: sessionId,
         AGENTWRAP_PID: String(process.pid),
+        ...(controlPath === undefined ? {} : { AGENTWRAP_CONTROL: controlPath }),
       },
       attach: (launched) => {
         live = attachLiveSession({
@@ -44,6 +58,7 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
           notify: request.flags.notify,
           onStateCommand: request.flags.onState,
           isPublishing: refused === undefined,
+          controlPath,
           // Anything said while the agent owns the screen would scribble over it: kept for the end
           // (and visible meanwhile through `agentwrap status explain`).
           warn: (message) => {

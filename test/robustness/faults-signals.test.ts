@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPidAlive } from '../../src/adapters/process-alive.js';
 import { readSessionsReport, sweepStaleRecords } from '../../src/app/session-store.js';
-import { CLI, freshStateRoot, isAlive, openRawTerminal, shellQuote, sleep, statusJson, waitForStatus, waitUntil } from './harness.js';
+import { CLI, closeTerminals, freshStateRoot, isAlive, openRawTerminal, shellQuote, sleep, statusJson, waitForStatus, waitUntil } from './harness.js';
 
 const cleanups: Array<() => void> = [];
-afterAll(() => {
+afterAll(async () => {
+  await closeTerminals();
   for (const cleanup of cleanups.reverse()) cleanup();
 });
 

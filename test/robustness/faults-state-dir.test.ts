@@ -9,10 +9,22 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asSecondUser, CLI, ensureSecondUser, freshStateRoot, IS_ROOT, openRawTerminal, sleep, statusJson, waitForStatus } from './harness.js';
+import {
+  asSecondUser,
+  CLI,
+  closeTerminals,
+  ensureSecondUser,
+  freshStateRoot,
+  IS_ROOT,
+  openRawTerminal,
+  sleep,
+  statusJson,
+  waitForStatus,
+} from './harness.js';
 
 const cleanups: Array<() => void> = [];
-afterAll(() => {
+afterAll(async () => {
+  await closeTerminals();
   for (const cleanup of cleanups.reverse()) cleanup();
 });
 

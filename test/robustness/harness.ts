@@ -32,6 +32,25 @@ export interface RawTerminal {
   readonly exited: Promise<{ exitCode: number; signal: number | undefined }>;
 }
 
+const openTerminals = new Set<nodePty.IPty>();
+
+/**
+ * Hangs up every terminal a test opened and did not see exit: a failed test must not leave a
+ * wrapper running (it would recreate the state directory the test is about to delete).
+ */
+export async function closeTerminals(): Promise<void> {
+  const exits = [...openTerminals].map(
+    (pty) =>
+      new Promise<void>((resolve) => {
+        pty.onExit(() => resolve());
+        pty.kill('SIGKILL');
+        setTimeout(resolve, 2_000).unref();
+      }),
+  );
+  openTerminals.clear();
+  await Promise.all(exits);
+}
+
 /** A real terminal (node-pty) running `file args`, keeping the raw bytes it receives. */
 export function openRawTerminal(
   file: string,
@@ -55,8 +74,12 @@ export function openRawTerminal(
     joined = undefined;
   });
   const bytes = (): Buffer => (joined ??= Buffer.concat(chunks));
+  openTerminals.add(pty);
   const exited = new Promise<{ exitCode: number; signal: number | undefined }>((resolve) => {
-    pty.onExit(({ exitCode, signal }) => resolve({ exitCode, signal }));
+    pty.onExit(({ exitCode, signal }) => {
+      openTerminals.delete(pty);
+      resolve({ exitCode, signal });
+    });
   });
   return {
     pty,

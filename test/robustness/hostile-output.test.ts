@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hostileParts } from './hostile-agent.mjs';
 import {
+  closeTerminals,
   freshStateRoot,
   HOSTILE_AGENT,
   memoryKiB,
@@ -30,7 +31,8 @@ import {
 const WRAPPER_PEAK_RSS_MAX_KIB = 200 * 1024;
 
 const cleanups: string[] = [];
-afterAll(() => {
+afterAll(async () => {
+  await closeTerminals();
   for (const dir of cleanups) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -8,13 +8,14 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, freshStateRoot, openRawTerminal, sleep, waitForStatus, type RawTerminal, type StatusJson } from './harness.js';
+import { CLI, closeTerminals, freshStateRoot, openRawTerminal, type RawTerminal, sleep, type StatusJson, waitForStatus } from './harness.js';
 
 const SESSIONS = 20;
 const HAMMER_MS = 6_000;
 
 const cleanups: Array<() => void> = [];
-afterAll(() => {
+afterAll(async () => {
+  await closeTerminals();
   for (const cleanup of cleanups) cleanup();
 });
 

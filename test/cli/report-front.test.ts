@@ -1,0 +1,67 @@
+/**
+ * `agentwrap report` as agent hooks really call it: the installed command (the shell front,
+ * src/cli/bin/agentwrap), from inside a wrapped agent, whose environment names the session's
+ * control socket. Outside a session it must answer without even starting Node.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, ROOT, ensureBuilt } from '../helpers/cli.js';
+import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
+
+const FRONT = join(ROOT, 'src', 'cli', 'bin', 'agentwrap');
+const opened: OuterTerminal[] = [];
+
+afterEach(async () => {
+  for (const term of opened.splice(0)) {
+    term.pty.kill('SIGKILL');
+    await Promise.race([term.exited, new Promise((r) => setTimeout(r, 3000))]);
+  }
+});
+
+function withoutAgentwrapEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('AGENTWRAP_') && e[1] !== undefined));
+}
+
+describe('the agentwrap command front', () => {
+  it('answers report with no session around without starting Node (node is not even on PATH)', () => {
+    const env = { ...withoutAgentwrapEnv(), PATH: '/usr/bin/nonexistent' };
+
+    const outside = spawnSync('/bin/sh', [FRONT, 'report', 'stop'], { encoding: 'utf8', env });
+    const gone = spawnSync('/bin/sh', [FRONT, 'report-metadata', 'model=x'], {
+      encoding: 'utf8',
+      env: { ...env, AGENTWRAP_SESSION: 'aw1-x', AGENTWRAP_CONTROL: join(tmpdir(), 'no-such-socket.sock') },
+    });
+
+    expect([outside.status, outside.stdout, outside.stderr]).toEqual([0, '', '']);
+    expect([gone.status, gone.stdout, gone.stderr]).toEqual([0, '', '']);
+  });
+
+  it('runs every other command through Node, with its arguments untouched', () => {
+    ensureBuilt();
+    const env = { ...withoutAgentwrapEnv(), PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` };
+
+    const version = spawnSync('/bin/sh', [FRONT, '--version'], { encoding: 'utf8', env });
+
+    expect(version.status).toBe(0);
+    expect(version.stdout).toMatch(/^agentwrap \d+\.\d+\.\d+/);
+  });
+
+  it('delivers a hook report from inside a wrapped agent to its session', async () => {
+    ensureBuilt();
+    const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-front-')), 'status'), PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` };
+    const agent = `sleep 1; ${FRONT} report notification --json '{"notification_type":"permission_prompt"}'; echo SENT=$?; sleep 30`;
+    const term = openOuterTerminal(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run -- sh -c ${JSON.stringify(agent)}`, { env });
+    opened.push(term);
+    await term.waitFor('SENT=0');
+
+    const listed = spawnSync(process.execPath, [CLI, 'status', '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const key = (JSON.parse(listed.stdout) as { sessions: { key: string }[] }).sessions[0]?.key ?? '';
+    const explained = spawnSync(process.execPath, [CLI, 'status', 'explain', key], { encoding: 'utf8', env: { ...process.env, ...env } });
+
+    expect(explained.status, explained.stderr).toBe(0);
+    expect(explained.stdout).toMatch(/reporter \S+ \(\S+\): last notification /);
+  });
+});
