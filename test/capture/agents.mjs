@@ -58,7 +58,7 @@ export const AGENTS = {
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // With folder trust on: "Do you trust the files in this folder? ● 1. Trust folder (work)";
     // answering it restarts the CLI ("Gemini CLI is restarting to apply the trust changes...").
-    startup: [{ key: '\r', then: 'idle', repaintBytes: 2000 }],
+    startup: [{ key: '\r', then: 'idle', restarts: true, repaintBytes: 1000 }],
   },
 };
 

@@ -122,6 +122,26 @@ function killLeftovers(runDir, log) {
   }
 }
 
+/** Pids of processes working in `runDir` (cwd or command line) that started after `wallMs`. */
+function processesStartedAfter(runDir, wallMs) {
+  const btimeS = Number(/^btime (\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? 0);
+  const CLK_TCK = 100; // Linux user-visible jiffies; /proc/<pid>/stat field 22 is in these units
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (!cwd.startsWith(runDir)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const startWall = btimeS * 1000 + (Number(fields[19]) * 1000) / CLK_TCK;
+      if (startWall >= wallMs) found.push(Number(pid));
+    } catch {
+      continue; // exited while we looked
+    }
+  }
+  return found;
+}
+
 function screenText(term) {
   const b = term.buffer.active;
   const lines = [];
@@ -254,11 +274,13 @@ export async function runScenario(opts) {
             const t = write(step.key, 'startup');
             // Moving the selection inside a dialog is no transition; answering one is.
             if (step.key === '\r') mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
-            if (step.repaintBytes) {
-              // The CLI restarts itself: wait for the new first paint, and keep the whole gap
-              // uncertain (nothing a user could act on is on screen meanwhile).
+            if (step.restarts) {
+              // The CLI restarts itself: wait (by /proc, not the screen) for the new process,
+              // then for its first paint, and keep the whole gap uncertain.
+              while (processesStartedAfter(runDir, t).length === 0 && nowMs() - t < READY_CAP_MS && !exited) await sleep(100);
+              devent('restarted', processesStartedAfter(runDir, t).join(','));
               const before = outputBytes;
-              while (outputBytes - before < step.repaintBytes && nowMs() - t < READY_CAP_MS && !exited) await sleep(50);
+              while (outputBytes - before < (step.repaintBytes ?? 1000) && nowMs() - t < READY_CAP_MS && !exited) await sleep(50);
               const painted = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
               marks.at(-1).settle = Math.max(step.settleMs ?? 600, painted - t);
             } else {
@@ -385,6 +407,9 @@ export async function runScenario(opts) {
     if (existsSync(partial)) renameSync(partial, join(runDir, `${name}.cast`));
     return { ok: false, error, runDir };
   }
+  // Keep run.log, screens.txt and meta.json for pack authors; drop the heavy HOME and project.
+  rmSync(join(runDir, 'home'), { recursive: true, force: true });
+  rmSync(join(runDir, 'work'), { recursive: true, force: true });
   renameSync(partial, `${base}.cast`);
   writeFileSync(`${base}.labels.jsonl`, labelsToJsonl(labels));
   writeFileSync(`${base}.meta.json`, JSON.stringify(meta, null, 2) + '\n');
