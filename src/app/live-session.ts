@@ -13,7 +13,7 @@ import { detectAgentVersion } from '../adapters/agent-version.js';
 import { isPidAlive } from '../adapters/process-alive.js';
 import { createProcessProbe, type ProcessProbe } from '../adapters/process-probe.js';
 import { createScreen, type Screen } from '../adapters/screen.js';
-import { resolveStateRoot } from '../adapters/state-dir.js';
+import { resolveStateRoot, StateDirError } from '../adapters/state-dir.js';
 import { explainPack, packInputFromSnapshot } from '../core/evaluate.js';
 import { versionStatus } from '../core/pack-schema.js';
 import { createSessionRecord, recordKey, type SessionRecord } from '../core/record.js';
@@ -28,10 +28,22 @@ import { openSessionStore, sweepStaleRecords, type SessionStore } from './sessio
 import { DetectorSession, describeError } from './session.js';
 import { Reporter } from './reporter.js';
 import { formatCommand, pickRecordedEnv } from '../core/recording.js';
-import { QUIET_RECHECK_MS } from '../core/policy.js';
+
+/**
+ * A title change alone (no state change) is republished at most this often: spinner titles
+ * change ten times a second, and a record write (temp file, fsync, rename) per frame would cost
+ * more than everything else agentwrap does while an agent works.
+ */
+export const TITLE_REPUBLISH_MIN_MS = 2_000;
 
 /** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */
 export const NOTIFY_MIN_INTERVAL_MS = 10_000;
+
+/**
+ * The /proc sample is reused by ticks closer together than this (streaming ticks come every
+ * 250 ms); just under the 1 s tick floor, so a tick at the floor always gets a fresh one.
+ */
+export const PROCESS_SAMPLE_MIN_MS = 900;
 
 export interface LiveSessionOptions {
   readonly launched: LaunchedSession;
@@ -97,14 +109,20 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   if (versionNote !== undefined) warn(versionNote);
 
   const size = launched.size();
-  const screen: Screen = createLiveScreen(size.cols, size.rows, clock, warn);
+  const screen: Screen = createScreen({ cols: size.cols, rows: size.rows, clock });
 
   let probe: ProcessProbe | undefined;
+  // Ticks come up to 4 times a second while output streams; the /proc walk (a file per thread
+  // of every process in the agent's tree) is kept to about once a second, the tick floor. The
+  // CPU rate it yields needs a window that long anyway (CPU_RATE_MIN_WINDOW_MS).
+  let lastSample: { readonly atMs: number; readonly evidence: ProcessEvidence } | undefined;
   const processes = (nowMs: number): ProcessEvidence => {
+    if (lastSample !== undefined && nowMs - lastSample.atMs < PROCESS_SAMPLE_MIN_MS) return lastSample.evidence;
     const pid = launched.agentPid();
     if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
     probe ??= createProcessProbe(pid);
-    return probe.sample(nowMs);
+    lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
+    return lastSample.evidence;
   };
 
   const subscribers = new Set<(event: StateChangeEvent) => void>();
@@ -127,9 +145,14 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     onChange: (state, entry) => onChange(state, entry),
   });
 
+  // The title as last published: a new title alone (no state change) must still reach the
+  // record, or status would show a stale one until the next transition.
+  let publishedTitle: string | undefined;
+  let titlePublishedAtMs = Number.NEGATIVE_INFINITY;
   function currentRecord(state: DetectorState): SessionRecord {
     const s = state.session;
     const title = screen.evidence().title?.text;
+    publishedTitle = title;
     const identity = reporter.identity();
     const metadata = reporter.metadata(clock.nowMs());
     return createSessionRecord({
@@ -205,44 +228,33 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     }
   }
 
-  // The tick loop: one timer, armed for the session's next due time; it never runs inside the
-  // output path itself. Output and input only move due times later (the quiet recheck follows
-  // the last chunk), except the first chunk after a tick, which may bring the recheck before
-  // the 1 Hz floor. So a chunk re-arms only when the armed time is later than any recheck it
-  // could ask for; otherwise the timer stays (no timer churn per chunk in a flood) and, when it
-  // fires early, re-arms itself for the real due time instead of ticking.
+  // The tick loop: one timer, armed for the session's next due time. Output re-arms it (the
+  // quiet recheck moves with each chunk); it never runs inside the output path itself.
+  // (Re-arming per chunk costs a timer-list update, no wake-up; arming lazily and re-arming
+  // when fired early was measured to add wake-ups under a 10 fps spinner, so it stays eager.)
   let timer: NodeJS.Timeout | undefined;
-  let armedForMs = Number.POSITIVE_INFINITY;
   let isTicking = false;
   let lastWrite: Promise<void> = Promise.resolve();
   let isExited = false;
   const arm = (): void => {
     if (timer !== undefined) clearTimeout(timer);
-    const nowMs = clock.nowMs();
-    armedForMs = detector.nextDueMs();
-    timer = setTimeout(runTick, Math.max(0, armedForMs - nowMs));
+    const delayMs = Math.max(0, detector.nextDueMs() - clock.nowMs());
+    timer = setTimeout(runTick, delayMs);
     timer.unref();
-  };
-  const onActivity = (): void => {
-    if (isTicking || isExited) return;
-    if (timer !== undefined && armedForMs <= clock.nowMs() + QUIET_RECHECK_MS) return;
-    arm();
   };
   const runTick = (): void => {
     timer = undefined;
-    armedForMs = Number.POSITIVE_INFINITY;
     if (isTicking) return;
-    // Output after arming moved the quiet recheck later: wait for it rather than tick early.
-    // (Timers may fire up to a millisecond early, so a due time within 1 ms counts as now.)
-    if (detector.nextDueMs() - clock.nowMs() > TIMER_SLACK_MS) {
-      if (!isExited) arm();
-      return;
-    }
     isTicking = true;
     // Read the screen only after the bytes so far are parsed (xterm parses on a later task).
     void lastWrite
       .then(() => {
-        detector.evaluate();
+        const { changed } = detector.evaluate();
+        const nowMs = clock.nowMs();
+        if (!changed && store !== undefined && screen.evidence().title?.text !== publishedTitle && nowMs - titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
+          titlePublishedAtMs = nowMs;
+          void store.publish(currentRecord(detector.state));
+        }
       })
       .finally(() => {
         isTicking = false;
@@ -284,12 +296,12 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       lastWrite = screen.write(chunk);
       detector.noteOutput();
       if (options.record !== undefined) toRecorder((r) => r.output(chunk));
-      onActivity();
+      if (!isTicking) arm();
     }),
     launched.onInput((chunk) => {
       detector.noteInput();
       if (options.record !== undefined) toRecorder((r) => r.input(chunk));
-      onActivity();
+      if (!isTicking) arm();
     }),
     launched.onResize((cols, rows) => {
       lastWrite = screen.resize(cols, rows);
@@ -337,7 +349,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       });
     } catch (error) {
       controlPath = '';
-      warn(`no control socket (status explain/ack will not reach this session): ${describeError(error)}`);
+      // A refused or unwritable state directory is said once, by the store, which names it.
+      if (!(error instanceof StateDirError)) warn(`no control socket (status explain/ack will not reach this session): ${describeError(error)}`);
     }
     store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn });
     await store.publish(currentRecord(detector.state));
@@ -408,31 +421,6 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   })();
 
   return { key, detector, closed };
-}
-
-/** A timer may fire this much before its due time (Node rounds delays to whole milliseconds). */
-const TIMER_SLACK_MS = 1;
-
-/**
- * The mirror for a live session parses in a worker thread, so a flood of output is parsed on
- * the other core instead of holding up the passthrough (the main thread only copies bytes to
- * the worker). Without the built worker script (or if the thread cannot start) it falls back
- * to the main thread, which is correct, only slower under floods.
- */
-function createLiveScreen(cols: number, rows: number, clock: Clock, warn: (message: string) => void): Screen {
-  if (process.env['H12_SCREEN'] === 'main') return createScreen({ cols, rows, clock });
-  try {
-    return createScreen({
-      cols,
-      rows,
-      clock,
-      worker: true,
-      onWorkerError: (error) => warn(`screen mirror stopped (status detection sees no new output; the agent is unaffected): ${describeError(error)}`),
-    });
-  } catch (error) {
-    warn(`screen mirror runs on the main thread (${describeError(error)})`);
-    return createScreen({ cols, rows, clock });
-  }
 }
 
 function describeVersion(pack: LoadedPack | undefined, version: string | undefined): string | undefined {

@@ -186,7 +186,17 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     return Math.max(0, lastSuccessMs + refreshIntervalMs(latest.ttl_ms) - nowMs);
   }
 
+  /**
+   * Whether the root and the directory holding `path` are still ours: a root swapped for a
+   * symlink (or handed to someone else) while we ran is not deleted from either — what we
+   * left there expires by TTL.
+   */
+  function isDirStillOurs(dir: string): boolean {
+    return checkStateRootForReading(options.root, uid) === undefined && checkStateRootForReading(dir, uid) === undefined;
+  }
+
   function unlinkOwnRecord(): void {
+    if (!isDirStillOurs(layout.sessionsDir)) return;
     try {
       // Only our own file: a same-key record written by another agentwrap process is left alone.
       const current = readJsonFile(recordPath, uid);
@@ -201,6 +211,7 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
   }
 
   function unlinkOwnHeartbeat(): void {
+    if (!isDirStillOurs(layout.providersDir)) return;
     try {
       // The heartbeat is shared by every agentwrap process; delete it only while it names us,
       // otherwise another live wrapper keeps it fresh and it expires by TTL.

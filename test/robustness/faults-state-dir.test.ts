@@ -132,6 +132,9 @@ describe('the state directory failing under a running session', () => {
     expect(exit.exitCode).toBe(0);
     expect(term.text()).toContain('BYE');
     expect(term.text().match(new RegExp(`agentwrap: not publishing session state: refusing ${root}: it is a symbolic link`, 'g'))).toHaveLength(1);
+    // Nothing was done through the link, not even the clean-exit delete: the record left in
+    // the old directory expires by TTL.
+    expect(statSync(recordInTarget).mtimeMs).toBe(writtenBefore);
   }, 30_000);
 
   it('runs the agent and publishes its record when the socket directory is taken by a regular file, naming it', async () => {
