@@ -4,7 +4,7 @@
  * events, by control servers with fake handlers started in this process.
  */
 import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,8 +75,11 @@ function agentwrapRecord(key: string, overrides: Partial<SessionRecordInput> = {
   });
 }
 
+/** Writes a record the way writers must (temp file, then rename), so readers never see half of one. */
 function put(name: string, value: unknown): void {
-  writeFileSync(join(sessionsDir, name), typeof value === 'string' ? value : JSON.stringify(value), { mode: 0o600 });
+  const temp = join(sessionsDir, `.${name}.tmp`);
+  writeFileSync(temp, typeof value === 'string' ? value : JSON.stringify(value), { mode: 0o600 });
+  renameSync(temp, join(sessionsDir, name));
 }
 
 /** Two agentwrap sessions, another tool's record, and three files that must not show. */
@@ -246,7 +249,13 @@ async function liveSession(key: string, state: SessionRecord['state']) {
   mkdirSync(dirname(record.control), { recursive: true, mode: 0o700 });
   servers.push(await startControlServer(record.control, fake.handlers));
   put(`${key}.json`, record);
-  return fake;
+  // As a real session does: the record is published first, then subscribers hear of the change
+  // (a reader that subscribed late rebuilds a missed transition from the record).
+  const emit = (from: StateChangeEvent['from'], to: StateChangeEvent['to']): void => {
+    put(`${key}.json`, agentwrapRecord(key, { state: to, winner: 'pack', ruleId: `rule-${to}` }));
+    fake.emit(from, to);
+  };
+  return { ...fake, emit };
 }
 
 describe('agentwrap ack', () => {

@@ -68,6 +68,8 @@ export async function main(args: readonly string[]): Promise<number> {
       entry.connecting = true;
       try {
         const subscription = await subscribeControl(session.record.control, (event) => {
+          // Already reported: a transition rebuilt from the record just before its event arrived.
+          if (event.to === entry.lastState) return;
           entry.lastState = event.to;
           emit(event);
         });
