@@ -445,7 +445,18 @@ interface GoalRow {
   readonly result: string;
   readonly isMet: boolean;
   readonly note: string;
+  /** What stands in the way, shown when the goal is missed (test/bench/NOTES.md has more). */
+  readonly blocker?: string;
 }
+
+const BLOCKERS = {
+  flood:
+    'the mirror parses every byte on the main thread (~40–50 MB per CPU s), which also throttles pty reads to the parse speed; needs a parse budget with an exit flush in the mirror',
+  rtt: 'two Node event-loop wake-ups per keystroke; the plain node-pty relay alone adds about as much',
+  idle: '1 Hz tick (/proc walk), the record store\'s 1 s timer and its fsync\'d rewrites every 5 s: ~6 wake-ups/s at ~100 µs each',
+  spinner: 'per frame a pty read plus xterm\'s write timer (2 wake-ups), and 4 Hz streaming ticks evaluating the pack',
+  rss: 'Node 20 starts at ~39 MB; xterm, RE2, smol-toml and the compiled packs bring a bare import to ~57 MB',
+} as const;
 
 function machine(): string[] {
   const model = cpus()[0]?.model ?? 'unknown';
@@ -492,8 +503,8 @@ async function main(): Promise<void> {
   for (const workload of ['TUI output', 'plain text']) {
     const wall = ratioOf(workload, 'agentwrap', 'wall');
     const cpu = ratioOf(workload, 'agentwrap', 'cpu');
-    goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: wall ≤ 1.15× script`, result: `${fmt(wall)}×`, isMet: wall <= 1.15, note: `relay ${fmt(ratioOf(workload, 'relay', 'wall'))}×` });
-    goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: CPU ≤ 1.5× script`, result: `${fmt(cpu)}×`, isMet: cpu <= 1.5, note: `relay ${fmt(ratioOf(workload, 'relay', 'cpu'))}×` });
+    goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: wall ≤ 1.15× script`, result: `${fmt(wall)}×`, isMet: wall <= 1.15, note: `relay ${fmt(ratioOf(workload, 'relay', 'wall'))}×`, blocker: BLOCKERS.flood });
+    goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: CPU ≤ 1.5× script`, result: `${fmt(cpu)}×`, isMet: cpu <= 1.5, note: `relay ${fmt(ratioOf(workload, 'relay', 'cpu'))}×`, blocker: BLOCKERS.flood });
   }
   const aw = loss.find((l) => l.variant === 'agentwrap');
   const relayLoss = loss.find((l) => l.variant === 'relay');
@@ -509,19 +520,20 @@ async function main(): Promise<void> {
     goal: 'keystroke round trip added over direct, p50 ≤ 80 µs',
     result: `+${fmt(addedP50, 0)} µs`,
     isMet: addedP50 <= 80,
+    blocker: BLOCKERS.rtt,
     note: `script +${fmt((rttOf('script')?.p50Us ?? 0) - (rttOf('direct')?.p50Us ?? 0), 0)} µs, relay +${fmt((rttOf('relay')?.p50Us ?? 0) - (rttOf('direct')?.p50Us ?? 0), 0)} µs`,
   });
   const idleOf = (label: string, variant: Variant): IdleResult | undefined => idle.find((r) => r.label === label && r.variant === variant);
   const idleAw = idleOf('idle', 'agentwrap');
   const spinAw = idleOf('10 fps spinner', 'agentwrap');
-  goals.push({ goal: 'idle CPU ≤ 0.05% of a core', result: `${fmt(idleAw?.statPct ?? Number.NaN, 3)}%`, isMet: (idleAw?.statPct ?? 1) <= 0.05, note: `schedstat ${fmt(idleAw?.schedPct ?? Number.NaN, 3)}%; script ${fmt(idleOf('idle', 'script')?.statPct ?? Number.NaN, 3)}%` });
-  goals.push({ goal: 'CPU with a 10 fps spinner ≤ 0.3% of a core', result: `${fmt(spinAw?.statPct ?? Number.NaN, 3)}%`, isMet: (spinAw?.statPct ?? 1) <= 0.3, note: `schedstat ${fmt(spinAw?.schedPct ?? Number.NaN, 3)}%; script ${fmt(idleOf('10 fps spinner', 'script')?.statPct ?? Number.NaN, 3)}%` });
+  goals.push({ goal: 'idle CPU ≤ 0.05% of a core', result: `${fmt(idleAw?.statPct ?? Number.NaN, 3)}%`, isMet: (idleAw?.statPct ?? 1) <= 0.05, blocker: BLOCKERS.idle, note: `schedstat ${fmt(idleAw?.schedPct ?? Number.NaN, 3)}%; script ${fmt(idleOf('idle', 'script')?.statPct ?? Number.NaN, 3)}%` });
+  goals.push({ goal: 'CPU with a 10 fps spinner ≤ 0.3% of a core', result: `${fmt(spinAw?.statPct ?? Number.NaN, 3)}%`, isMet: (spinAw?.statPct ?? 1) <= 0.3, blocker: BLOCKERS.spinner, note: `schedstat ${fmt(spinAw?.schedPct ?? Number.NaN, 3)}%; script ${fmt(idleOf('10 fps spinner', 'script')?.statPct ?? Number.NaN, 3)}%` });
   const big = ticks.filter((t) => t.size === '200x50');
   const worstMedian = Math.max(...big.map((t) => t.medianUs));
   const worstP99 = Math.max(...big.map((t) => t.p99Us));
-  goals.push({ goal: 'tick ≤ 100 µs median, every bundled pack, 200x50', result: `${fmt(worstMedian, 1)} µs (worst pack)`, isMet: worstMedian <= 100, note: big.map((t) => `${t.pack} ${fmt(t.medianUs, 1)}`).join(', ') });
+  goals.push({ goal: 'tick ≤ 100 µs median, every bundled pack, 200x50', result: `${fmt(worstMedian, 1)} µs (worst pack)`, isMet: worstMedian <= 100, note: `${big.map((t) => `${t.pack} ${fmt(t.medianUs, 1)}`).join(', ')}; a session runs one pack (all ${big.length} in one tick would be ~${fmt(big.reduce((sum, t) => sum + t.medianUs, 0), 0)} µs)` });
   goals.push({ goal: 'tick ≤ 500 µs p99, every bundled pack, 200x50', result: `${fmt(worstP99, 1)} µs (worst pack)`, isMet: worstP99 <= 500, note: big.map((t) => `${t.pack} ${fmt(t.p99Us, 1)}`).join(', ') });
-  goals.push({ goal: 'RSS idle ≤ 60 MB', result: `${fmt(idleAw?.rssMb ?? Number.NaN, 1)} MB`, isMet: (idleAw?.rssMb ?? 999) <= 60, note: `with spinner ${fmt(spinAw?.rssMb ?? Number.NaN, 1)} MB` });
+  goals.push({ goal: 'RSS idle ≤ 60 MB', result: `${fmt(idleAw?.rssMb ?? Number.NaN, 1)} MB`, isMet: (idleAw?.rssMb ?? 999) <= 60, blocker: BLOCKERS.rss, note: `with spinner ${fmt(spinAw?.rssMb ?? Number.NaN, 1)} MB` });
   const peak = Math.max(...floods.flatMap((f) => (f.runs.get('agentwrap') ?? []).map((r) => r.rssMb)));
   goals.push({ goal: `RSS peak ≤ 120 MB under a ${CONFIG.floodMb} MB flood`, result: `${fmt(peak, 1)} MB (max of all flood runs)`, isMet: peak <= 120, note: `relay ${fmt(Math.max(...floods.flatMap((f) => (f.runs.get('relay') ?? []).map((r) => r.rssMb))), 1)} MB` });
   const speed = replay.recordingS / replay.cpuS;
@@ -529,8 +541,11 @@ async function main(): Promise<void> {
 
   // ---- tables
   const lines: string[] = [];
-  lines.push('| Goal | Result | | Notes |', '|---|---|---|---|');
-  for (const g of goals) lines.push(`| ${g.goal} | ${g.result} | ${g.isMet ? 'pass' : '**miss**'} | ${g.note} |`);
+  lines.push('| Goal | Result | | Notes (for a miss: what stands in the way) |', '|---|---|---|---|');
+  for (const g of goals) {
+    const why = !g.isMet && g.blocker !== undefined ? `; **in the way:** ${g.blocker}` : '';
+    lines.push(`| ${g.goal} | ${g.result} | ${g.isMet ? 'pass' : '**miss**'} | ${g.note}${why} |`);
+  }
   lines.push('');
   lines.push(`Throughput: ${CONFIG.floodMb} MB through each program in a 120x40 outer pty, \`cat FILE\` as the agent; medians of ${CONFIG.rounds} interleaved rounds; ratios are medians of the per-round ratios to script(1). CPU = user+sys of the whole tree (time(1)); RSS = peak of the largest process.`, '');
   lines.push('| Workload | Program | Wall s | CPU s | RSS MB | Wall × script | CPU × script | MB/s |', '|---|---|---|---|---|---|---|---|');
