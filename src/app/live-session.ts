@@ -313,6 +313,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const stateRoot = resolveStateRoot(options.env);
   const publishing = (async () => {
     if (options.isPublishing === false) return;
+    let controlError: unknown;
     try {
       sweepStaleRecords(stateRoot, clock.wallMs(), isPidAlive);
     } catch (error) {
@@ -349,11 +350,15 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       });
     } catch (error) {
       controlPath = '';
-      // A refused or unwritable state directory is said once, by the store, which names it.
-      if (!(error instanceof StateDirError)) warn(`no control socket (status explain/ack will not reach this session): ${describeError(error)}`);
+      controlError = error;
     }
     store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn });
-    await store.publish(currentRecord(detector.state));
+    const isPublished = await store.publish(currentRecord(detector.state));
+    // A state directory that refuses both is said once, by the store, which names it; a socket
+    // that fails on its own (its directory taken by a file) is said here.
+    if (controlError !== undefined && (isPublished || !(controlError instanceof StateDirError))) {
+      warn(`no control socket (status explain/ack will not reach this session): ${describeError(controlError)}`);
+    }
   })();
 
   // Metadata expires by TTL: republish the record when the next key runs out, so readers drop it.

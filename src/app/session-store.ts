@@ -43,8 +43,6 @@ export const RECORD_MAX_BYTES = 64 * 1024;
 
 export const HEARTBEAT_FILE = 'agentwrap.json';
 
-/** The refresh timer wakes at least this often, so a record published later is picked up soon. */
-const MAX_TIMER_MS = 1_000;
 /** …and never spins: a failing write is retried on PUBLISH_RETRY_MS, not in a tight loop. */
 const MIN_TIMER_MS = 50;
 
@@ -230,6 +228,22 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     timer = undefined;
   }
 
+  // The refresh timer sleeps until the refresh (or a retry) is actually due, and is re-armed by
+  // every publish: waking every second to find nothing due was a measurable share of idle CPU.
+  const schedule = (): void => {
+    if (closed || options.autoRefresh === false) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const dueMs = refreshDueMs();
+    if (!Number.isFinite(dueMs)) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void store.refreshIfDue().then(schedule);
+    }, Math.max(MIN_TIMER_MS, dueMs));
+    // The record must never keep a finished wrapper alive.
+    timer.unref();
+  };
+
   const store: SessionStore = {
     key: options.key,
     layout,
@@ -237,7 +251,9 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     publish(record) {
       if (closed) return Promise.resolve(false);
       latest = record;
-      return enqueue();
+      const written = enqueue();
+      void written.then(schedule);
+      return written;
     },
     async refreshIfDue() {
       if (refreshDueMs() > 0) return;
@@ -258,16 +274,6 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     },
   };
 
-  if (options.autoRefresh !== false) {
-    const schedule = (): void => {
-      if (closed) return;
-      const delayMs = Math.min(MAX_TIMER_MS, Math.max(MIN_TIMER_MS, refreshDueMs()));
-      timer = setTimeout(() => void store.refreshIfDue().then(schedule), delayMs);
-      // The record must never keep a finished wrapper alive.
-      timer.unref();
-    };
-    schedule();
-  }
   return store;
 }
 
