@@ -44,6 +44,15 @@ export const AGENTS = {
     // It sends a few terminal queries, then stays silent for seconds while it boots (longer in
     // the network namespace); typing before the first full paint is lost.
     readyBytes: 4000,
+    // …and it keeps booting behind its first paint (see driver.mjs waitCpuQuiet).
+    readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 25_000 },
+    // Settling windows (labels.mjs) sized from what it was measured to draw, by output bytes:
+    // after Enter it clears its input, paints a blank frame and draws the session view with its
+    // busy row 0.5–0.85 s later; it handles a streamed tool call before it asks, and its
+    // permission panel came 0.1–1.1 s after the mock finished sending the call (the first call
+    // of a session is the slow one). Latency is still measured from the mark.
+    submitSettleMs: 900,
+    toolSettleMs: 1500,
     // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // No first-run dialog with a configured provider.

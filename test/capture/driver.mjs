@@ -74,7 +74,9 @@ export function snapshotAgentwrap() {
 export function spawnRecorded({ mode, agentwrapMain = AGENTWRAP_MAIN, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
   const ptyEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}` };
   if (mode === 'agentwrap') {
-    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+    // --record-input: the driver types only scripted prompts and keys, and replay needs the
+    // keystrokes to mark a session seen exactly as the live loop does.
+    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, '--record-input', agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
     return { proc, mode, onData() {}, onResize() {}, close() {} };
   }
   const proc = pty.spawn(agentBin, args, { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
@@ -140,6 +142,49 @@ function processesStartedAfter(runDir, wallMs) {
     }
   }
   return found;
+}
+
+/**
+ * CPU time (clock ticks) used so far by the processes working in `runDir` (the CLI and its
+ * helpers). Used only to tell when the CLI has finished booting, never for labels of content.
+ */
+function runDirCpuTicks(runDir) {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(runDir)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime + stime
+    } catch {
+      continue; // exited while we looked, or not ours to read
+    }
+  }
+  return ticks;
+}
+
+/**
+ * Waits until the CLI's processes have used at most `maxTicks` clock ticks over a window of
+ * `windowMs` (it has finished booting), at most `capMs`. Returns { at, waitedMs, capped }.
+ */
+async function waitCpuQuiet(runDir, { windowMs = 600, maxTicks = 3, capMs = 25_000, isExited = () => false, log = () => {} } = {}) {
+  const t0 = nowMs();
+  const samples = [{ t: t0, ticks: runDirCpuTicks(runDir) }];
+  for (;;) {
+    await sleep(100);
+    const now = nowMs();
+    const ticks = runDirCpuTicks(runDir);
+    samples.push({ t: now, ticks });
+    const base = samples.find((s) => s.t >= now - windowMs - 50);
+    if (base && now - samples[0].t >= windowMs && ticks - base.ticks <= maxTicks && now - base.t >= windowMs - 100) {
+      log(`[driver] cpu quiet after ${(now - t0).toFixed(0)} ms (${ticks - base.ticks} ticks in ${(now - base.t).toFixed(0)} ms)`);
+      return { at: now, waitedMs: now - t0, capped: false };
+    }
+    if (now - t0 >= capMs || isExited()) {
+      log(`[driver] cpu never quiet within ${capMs} ms (last window ${ticks - (base?.ticks ?? ticks)} ticks)`);
+      return { at: now, waitedMs: now - t0, capped: true };
+    }
+  }
 }
 
 function screenText(term) {
@@ -257,7 +302,17 @@ export async function runScenario(opts) {
     // Ready = the first paint happened (enough output bytes) and output then went quiet.
     const readyBytes = profile.readyBytes ?? 200;
     while (outputBytes < readyBytes && nowMs() - startWall < READY_CAP_MS && !exited) await sleep(50);
-    const readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS, { needOutput: true });
+    let readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS, { needOutput: true });
+    if (profile.readyCpuQuiet) {
+      // A first paint is not a finished boot: OpenCode keeps starting up behind its home screen,
+      // and a prompt submitted then sits unacknowledged for seconds (seen: 1–4.5 s with no output
+      // at all, where a booted CLI clears its input box within 0.1 s). Wait, by /proc, until its
+      // processes stop burning CPU, so a turn starts when the prompt is submitted.
+      const cpu = await waitCpuQuiet(runDir, { ...profile.readyCpuQuiet, isExited: () => exited, log: rlog });
+      devent('cpu-quiet', `${cpu.capped ? 'capped' : 'quiet'} after ${cpu.waitedMs.toFixed(0)} ms`);
+      // Output may have moved meanwhile; the idle label starts once both hold.
+      readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+    }
     devent('ready');
     await snap('ready');
     if (!firstRun) mark('idle', readyAt, { settle: 0, why: 'ready' });
@@ -295,7 +350,7 @@ export async function runScenario(opts) {
           await humanPause(300, 700);
           cursor = mock.events.length;
           const t = write(profile.keys.submit, 'submit');
-          mark('working', t, { why: 'prompt submitted' });
+          mark('working', t, { settle: profile.submitSettleMs, why: 'prompt submitted' });
           lastWasDeny = false;
           break;
         }
@@ -308,7 +363,7 @@ export async function runScenario(opts) {
           const auto = await waitEvent(isMainRequest, 1800 + Math.floor(rng() * 1200), { advance: false });
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
-          mark('blocked', call.t, { settle: 500, why: `tool call ${call.detail}` });
+          mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: `tool call ${call.detail}` });
           const t = write(action.do === 'approve' ? profile.keys.approve : profile.keys.deny, action.do);
           mark('working', t, { why: action.do });
           lastWasDeny = action.do === 'deny';

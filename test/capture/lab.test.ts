@@ -85,6 +85,26 @@ describe('capture lab labels', () => {
     expect(quietAfter(busy, 1000)).toBe(1000 + QUIET_CAP_MS);
   });
 
+  it('uses the settle window a mark carries and the default when it is undefined', () => {
+    // The driver passes an agent profile's submitSettleMs/toolSettleMs, undefined for most agents.
+    const labels = buildLabels([
+      { t: 1000, state: 'idle', settle: 0 },
+      { t: 2000, state: 'working', settle: 900 },
+      { t: 5000, state: 'blocked', settle: 1500 },
+      { t: 8000, state: 'working', settle: undefined },
+    ], [], 0);
+    expect(labels).toEqual([
+      { t: 0, state: 'uncertain' },
+      { t: 1, state: 'idle' },
+      { t: 2, state: 'uncertain' },
+      { t: 2.9, state: 'working' },
+      { t: 5, state: 'uncertain' },
+      { t: 6.5, state: 'blocked' },
+      { t: 8, state: 'uncertain' },
+      { t: 8.4, state: 'working' },
+    ]);
+  });
+
   it('drops a state whose settle window reaches the next mark', () => {
     const labels = buildLabels([{ t: 0, state: 'working' }, { t: 200, state: 'blocked', settle: 500 }, { t: 400, state: 'working' }], [], 0);
     expect(labels.map((l) => l.state)).toEqual(['uncertain', 'working']);

@@ -1,6 +1,6 @@
 // Types for the capture lab's label builder (labels.mjs), so its offline tests typecheck.
 export type LabelState = 'working' | 'blocked' | 'idle' | 'uncertain';
-export interface Mark { t: number; state: LabelState; settle?: number | 'quiet'; why?: string }
+export interface Mark { t: number; state: LabelState; settle?: number | 'quiet' | undefined; why?: string }
 export interface Label { t: number; state: LabelState }
 export const SETTLE_MS: number;
 export const QUIET_MS: number;

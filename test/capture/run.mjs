@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
-//                    [--latest] [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR]
+//                    [--latest] [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--no-eval]
 //
 // Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
 // inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
 // the mock server runs in this same process, hence in the same namespace), and records every
-// scenario × size into recordings/<agent>/. Prints one line per recording.
+// scenario × size into recordings/<agent>/. Prints one line per recording, then the eval table
+// (`agentwrap eval recordings/<agent>`) of every agent it recorded, so a UI change in a new CLI
+// version shows up as a failing number.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
@@ -15,7 +17,7 @@ import { rmSync, existsSync } from 'node:fs';
 import { runScenario, agentwrapRecordWorks, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from './driver.mjs';
 
 function parseArgs(argv) {
-  const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false };
+  const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false, eval: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
@@ -27,6 +29,7 @@ function parseArgs(argv) {
     else if (a === '--no-netns') o.netns = false;
     else if (a === '--out') o.out = val();
     else if (a === '--install-only') o.installOnly = true;
+    else if (a === '--no-eval') o.eval = false;
     else if (a === '--help' || a === '-h') { console.log(readUsage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}`);
   }
@@ -37,9 +40,25 @@ function parseArgs(argv) {
 
 function readUsage() {
   return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
-                          [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only]
+                          [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only] [--no-eval]
 agents: ${AGENT_NAMES.join(', ')}
 scenarios: ${SCENARIO_NAMES.join(', ')}`;
+}
+
+/**
+ * Scores the packs on what was just recorded: `agentwrap eval <out>/<agent>` for each agent,
+ * through the same built agentwrap that recorded (the snapshot, so a rebuild meanwhile cannot
+ * break it), printing its table (one row per recording and the total). The whole directory is
+ * scored, so with --scenario/--size the older recordings beside the new ones count too.
+ */
+function printEvalTables(agents, outDir, snapshotMain) {
+  const main = snapshotMain && existsSync(snapshotMain) ? snapshotMain : AGENTWRAP_MAIN;
+  for (const agent of agents) {
+    const dir = join(outDir, agent);
+    console.log(`\neval ${dir} (${main === AGENTWRAP_MAIN ? 'dist/src/cli/main.js' : 'snapshot of dist/'})`);
+    const r = spawnSync(process.execPath, [main, 'eval', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) console.log(`eval ${dir}: exit ${r.status ?? r.signal}`);
+  }
 }
 
 const INSIDE = process.env.AGENTWRAP_CAPTURE_NETNS === '1';
@@ -71,6 +90,7 @@ async function main() {
     else { console.error(`[capture] agentwrap --record not usable (${probe.why}); using the TEMPORARY direct recorder`); recorder = 'direct'; }
   }
   let failures = 0;
+  const recorded = [];
   for (const agent of o.agents) {
     const inst = installed[agent];
     for (const scenario of o.scenarios) {
@@ -82,11 +102,13 @@ async function main() {
         const t0 = Date.now();
         const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: join(o.out, agent), recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
+        if (r.ok && !recorded.includes(agent)) recorded.push(agent);
         if (r.ok) console.log(`ok   ${agent} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
         else { failures++; console.log(`FAIL ${agent} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
       }
     }
   }
+  if (o.eval) printEvalTables(recorded, o.out, snapshot?.main);
   if (snapshot) rmSync(snapshot.dir, { recursive: true, force: true });
   return failures ? 1 : 0;
 }
