@@ -7,7 +7,7 @@
  * (through `onWarning`), the store keeps the latest record and retries on its own timer; the
  * next success ends the episode, and a later failure warns again.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   createHeartbeat,
@@ -463,4 +463,45 @@ export function resolveSession(sessions: readonly ListedSession[], query: string
       candidates: own.map((s) => s.key),
     }
   );
+}
+
+// ── watching ───────────────────────────────────────────────────────────────────────────────
+
+export interface SessionsWatch {
+  close(): void;
+}
+
+/**
+ * Calls `onFileEvent` when something in `sessions/` changes (inotify) and `onPoll` every
+ * `pollMs` whatever happens: the poll covers a directory that does not exist yet, one that went
+ * away, and systems without inotify, and re-arms the watch once the directory is there.
+ */
+export function watchSessions(root: string, onFileEvent: () => void, onPoll: () => void, pollMs: number): SessionsWatch {
+  let watcher: FSWatcher | undefined;
+  const startWatcher = (): void => {
+    if (watcher !== undefined) return;
+    try {
+      watcher = watch(stateLayout(root).sessionsDir, onFileEvent);
+      watcher.on('error', () => {
+        // The directory went away (or inotify ran out): polling covers it until it is back.
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      // No sessions directory yet (or no inotify): the poll covers it and retries.
+      watcher = undefined;
+    }
+  };
+  const poll = setInterval(() => {
+    startWatcher();
+    onPoll();
+  }, pollMs);
+  startWatcher();
+  return {
+    close() {
+      clearInterval(poll);
+      watcher?.close();
+      watcher = undefined;
+    },
+  };
 }

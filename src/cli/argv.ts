@@ -35,11 +35,8 @@ export interface LaunchRequest {
 
 export type LaunchArgs = LaunchRequest | { readonly kind: 'help'; readonly form: LaunchForm };
 
-export const LAUNCH_USAGE = `usage:
-  agentwrap [options] <agent> [args…]        run an agent CLI (claude, codex, opencode…) wrapped
-  agentwrap run [options] -- <cmd> [args…]   run any command wrapped
-
-options (before the agent name; everything after it goes to the agent untouched):
+/** The launch options, as `agentwrap --help` and `agentwrap run --help` both list them. */
+export const LAUNCH_OPTIONS_HELP = `options (before the agent name; everything after it goes to the agent untouched):
   --record FILE.cast   record the session (asciicast v2)
   --record-input       also record keystrokes (they can hold secrets)
   --pack AGENT         use this agent's pack instead of the one chosen by the command name
@@ -47,6 +44,12 @@ options (before the agent name; everything after it goes to the agent untouched)
   --on-state CMD       run CMD on blocked and done
   --no-hooks           do not install agentwrap's reporter hooks for this run
 `;
+
+export const LAUNCH_USAGE = `usage:
+  agentwrap [options] <agent> [args…]        run an agent CLI (claude, codex, opencode…) wrapped
+  agentwrap run [options] -- <cmd> [args…]   run any command wrapped
+
+${LAUNCH_OPTIONS_HELP}`;
 
 type ValueOption = '--record' | '--pack' | '--on-state';
 type FlagOption = '--record-input' | '--notify' | '--no-hooks';

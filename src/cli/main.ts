@@ -3,6 +3,7 @@
  * The one entry point and the one error boundary: parse the first word, hand the rest to a
  * command module, map errors to messages and exit codes. Nothing else calls process.exit.
  */
+import { LAUNCH_OPTIONS_HELP } from './argv.js';
 import { CliError, UsageError } from './errors.js';
 
 /** A command receives the arguments after its own name and resolves to an exit code. */
@@ -36,14 +37,7 @@ export const USAGE = `usage:
   agentwrap packs list | lint [FILE…] | test
   agentwrap demo [--auto]
 
-options (before the agent name; everything after it goes to the agent untouched):
-  --record FILE.cast   record the session (asciicast v2)
-  --record-input       also record keystrokes (they can hold secrets)
-  --pack AGENT         use this agent's pack instead of the one chosen by the command name
-  --notify             terminal notification on blocked and done
-  --on-state CMD       run CMD on blocked and done
-  --no-hooks           do not install agentwrap's reporter hooks for this run
-`;
+${LAUNCH_OPTIONS_HELP}`;
 
 export async function runCli(argv: readonly string[]): Promise<number> {
   const [first, ...rest] = argv;

@@ -3,11 +3,10 @@
  * First one line per live session (`from: null`), then every transition of every agentwrap
  * session, including sessions that start later, until Ctrl-C.
  */
-import { watch as watchDir, type FSWatcher } from 'node:fs';
 import { isPidAlive } from '../../adapters/process-alive.js';
-import { resolveStateRoot, stateLayout } from '../../adapters/state-dir.js';
+import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
-import { readSessionsReport, type ListedSession } from '../../app/session-store.js';
+import { readSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 
 /** How often the directory is re-read for new sessions when no file event arrives. */
@@ -54,7 +53,7 @@ export async function main(args: readonly string[]): Promise<number> {
 
   return new Promise<number>((resolvePromise) => {
     const tracked = new Map<string, Tracked>();
-    let watcher: FSWatcher | undefined;
+    let sessionsWatch: SessionsWatch | undefined;
     let isDone = false;
 
     const emit = (event: StateChangeEvent): void => {
@@ -122,32 +121,11 @@ export async function main(args: readonly string[]): Promise<number> {
       }
     };
 
-    const startWatcher = (): void => {
-      if (watcher !== undefined) return;
-      try {
-        watcher = watchDir(stateLayout(root).sessionsDir, () => discover());
-        watcher.on('error', () => {
-          // The directory went away: polling covers it until it is back.
-          watcher?.close();
-          watcher = undefined;
-        });
-      } catch {
-        // No sessions directory yet: polling covers it.
-        watcher = undefined;
-      }
-    };
-
-    const poll = setInterval(() => {
-      startWatcher();
-      discover();
-    }, DISCOVER_POLL_MS);
-
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const finish = (): void => {
       if (isDone) return;
       isDone = true;
-      clearInterval(poll);
-      watcher?.close();
+      sessionsWatch?.close();
       for (const signal of SIGNALS) process.off(signal, finish);
       for (const entry of tracked.values()) entry.subscription?.close();
       resolvePromise(0);
@@ -156,7 +134,7 @@ export async function main(args: readonly string[]): Promise<number> {
     // `agentwrap events | head -3`: a closed pipe ends the stream quietly.
     out.on('error', finish);
 
-    startWatcher();
+    sessionsWatch = watchSessions(root, discover, discover, DISCOVER_POLL_MS);
     discover();
   });
 }

@@ -3,11 +3,10 @@
  * from every writer of the Agent Status Providers convention, rolled up. Corrupt, expired,
  * foreign or dead-pid files are skipped, never fatal (convention §5).
  */
-import { watch as watchDir, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { isPidAlive } from '../../adapters/process-alive.js';
-import { resolveStateRoot, stateLayout } from '../../adapters/state-dir.js';
-import { readSessionsReport } from '../../app/session-store.js';
+import { resolveStateRoot } from '../../adapters/state-dir.js';
+import { readSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
 
@@ -101,7 +100,7 @@ function watchStatus(root: string): Promise<number> {
   return new Promise<number>((resolvePromise) => {
     let previous = '';
     let settleTimer: NodeJS.Timeout | undefined;
-    let watcher: FSWatcher | undefined;
+    let sessionsWatch: SessionsWatch | undefined;
     let isDone = false;
 
     const draw = (): void => {
@@ -122,31 +121,11 @@ function watchStatus(root: string): Promise<number> {
         draw();
       }, WATCH_SETTLE_MS);
     };
-    const startWatcher = (): void => {
-      if (watcher !== undefined) return;
-      try {
-        watcher = watchDir(stateLayout(root).sessionsDir, drawSoon);
-        watcher.on('error', () => {
-          // The directory went away (or inotify ran out): fall back to polling until it is back.
-          watcher?.close();
-          watcher = undefined;
-        });
-      } catch {
-        // No sessions directory yet (or no inotify): the poll below covers it and retries.
-        watcher = undefined;
-      }
-    };
-    const poll = setInterval(() => {
-      startWatcher();
-      draw();
-    }, WATCH_POLL_MS);
-
     const finish = (): void => {
       if (isDone) return;
       isDone = true;
-      clearInterval(poll);
+      sessionsWatch?.close();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
-      watcher?.close();
       out.off('resize', onResize);
       for (const signal of SIGNALS) process.off(signal, finish);
       out.write(SHOW_CURSOR);
@@ -164,7 +143,7 @@ function watchStatus(root: string): Promise<number> {
     out.on('error', finish);
 
     out.write(`${HIDE_CURSOR}${CURSOR_HOME}${CLEAR_SCREEN}`);
-    startWatcher();
+    sessionsWatch = watchSessions(root, drawSoon, draw, WATCH_POLL_MS);
     draw();
   });
 }
