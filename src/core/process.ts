@@ -159,7 +159,7 @@ export const INITIAL_CPU_TRACKER: CpuTracker = { baseline: undefined, lastRate: 
 
 /**
  * The tree's CPU rate, measured over at least CPU_RATE_MIN_WINDOW_MS. Samples closer together
- * (a quiet recheck 150 ms after the tick) repeat the last rate instead of measuring: at 100
+ * (a quiet recheck 100 ms after the tick) repeat the last rate instead of measuring: at 100
  * ticks/s one stray tick in a 10 ms window would read as a full core of "busy".
  */
 export function trackCpu(

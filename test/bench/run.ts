@@ -453,7 +453,7 @@ const BLOCKERS = {
   flood:
     'the mirror parses every byte on the main thread (~40–50 MB per CPU s), which also throttles pty reads to the parse speed; needs a parse budget with an exit flush in the mirror',
   rtt: 'two Node event-loop wake-ups per keystroke; the plain node-pty relay alone adds about as much',
-  idle: '1 Hz tick (/proc walk), the record store\'s 1 s timer and its fsync\'d rewrites every 5 s: ~6 wake-ups/s at ~100 µs each',
+  idle: '1 Hz tick (/proc walk of the agent\'s tree, a file per thread) and the record\'s fsync\'d refresh every 5 s; the store no longer wakes every second, which did not move this figure measurably',
   spinner: 'per frame a pty read plus xterm\'s write timer (2 wake-ups), and 4 Hz streaming ticks evaluating the pack',
   rss: 'Node 20 starts at ~39 MB; xterm, RE2, smol-toml and the compiled packs bring a bare import to ~57 MB',
 } as const;
