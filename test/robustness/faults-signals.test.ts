@@ -6,24 +6,14 @@
  * afterwards and what became of the record.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isPidAlive } from '../../src/adapters/process-alive.js';
 import { readSessionsReport, sweepStaleRecords } from '../../src/app/session-store.js';
-import { CLI, closeTerminals, freshStateRoot, isAlive, openRawTerminal, shellQuote, sleep, statusJson, waitForStatus, waitUntil } from './harness.js';
+import { CLI, isAlive, openRawTerminal, shellQuote, sleep, stateRoots, statusJson, waitForStatus, waitUntil } from './harness.js';
 
-const cleanups: Array<() => void> = [];
-afterAll(async () => {
-  await closeTerminals();
-  for (const cleanup of cleanups.reverse()) cleanup();
-});
-
-function stateRoot(): { dir: string; root: string; env: Record<string, string> } {
-  const { dir, root } = freshStateRoot('aw-robust-faults-');
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { dir, root, env: { AGENT_STATUS_DIR: root, HOME: dir } };
-}
+const { make: stateRoot } = stateRoots('aw-robust-faults-');
 
 /**
  * The CLI wrapping `agent` inside `/bin/sh -c`, which afterwards prints the outer terminal's

@@ -8,31 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  asSecondUser,
-  CLI,
-  closeTerminals,
-  ensureSecondUser,
-  freshStateRoot,
-  IS_ROOT,
-  openRawTerminal,
-  sleep,
-  statusJson,
-  waitForStatus,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { asSecondUser, CLI, ensureSecondUser, freshStateRoot, IS_ROOT, openRawTerminal, sleep, stateRoots, statusJson, waitForStatus } from './harness.js';
 
-const cleanups: Array<() => void> = [];
-afterAll(async () => {
-  await closeTerminals();
-  for (const cleanup of cleanups.reverse()) cleanup();
-});
-
-function stateRoot(): { dir: string; root: string; env: Record<string, string> } {
-  const { dir, root } = freshStateRoot('aw-robust-faults-');
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { dir, root, env: { AGENT_STATUS_DIR: root, HOME: dir } };
-}
+const { make: stateRoot, cleanups } = stateRoots('aw-robust-faults-');
 
 async function oneSession(env: Record<string, string>) {
   const status = await waitForStatus(env, (s) => s.sessions.length === 1);

@@ -4,10 +4,11 @@
  * process's memory from /proc, and a second (non-root) user for permission tests.
  */
 import { execFile, execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as nodePty from 'node-pty';
+import { afterAll } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 export { CLI, ROOT };
@@ -20,6 +21,31 @@ export function freshStateRoot(prefix = 'aw-robust-'): { dir: string; root: stri
   const dir = mkdtempSync(join(tmpdir(), prefix));
   chmodSync(dir, 0o755);
   return { dir, root: join(dir, 'state') };
+}
+
+export interface StateRoot {
+  readonly dir: string;
+  readonly root: string;
+  /** AGENT_STATUS_DIR at the root, HOME in the scratch directory. */
+  readonly env: Record<string, string>;
+}
+
+/**
+ * For one test file: a maker of fresh private state roots, and an afterAll that closes the
+ * terminals left open and runs the cleanups (scratch directories, and any the tests add).
+ */
+export function stateRoots(prefix: string): { readonly make: () => StateRoot; readonly cleanups: Array<() => void> } {
+  const cleanups: Array<() => void> = [];
+  afterAll(async () => {
+    await closeTerminals();
+    for (const cleanup of cleanups.reverse()) cleanup();
+  });
+  const make = (): StateRoot => {
+    const { dir, root } = freshStateRoot(prefix);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return { dir, root, env: { AGENT_STATUS_DIR: root, HOME: dir } };
+  };
+  return { make, cleanups };
 }
 
 export interface RawTerminal {

@@ -11,39 +11,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_AGENT_PATH } from '../../src/adapters/paths.js';
 import { launchWrapped } from '../../src/app/launch.js';
 import { attachLiveSession, syntheticSessionId } from '../../src/app/live-session.js';
 import { createVirtualTerminal } from '../../src/app/virtual-terminal.js';
 import type { AgentState } from '../../src/core/types.js';
-import {
-  asSecondUser,
-  CLI,
-  closeTerminals,
-  ensureSecondUser,
-  freshStateRoot,
-  IS_ROOT,
-  openRawTerminal,
-  runCli,
-  runCliAsync,
-  sleep,
-  waitForStatus,
-} from './harness.js';
+import { asSecondUser, CLI, ensureSecondUser, IS_ROOT, openRawTerminal, runCli, runCliAsync, sleep, stateRoots, waitForStatus } from './harness.js';
 
-const cleanups: Array<() => void> = [];
-afterAll(async () => {
-  await closeTerminals();
-  for (const cleanup of cleanups.reverse()) cleanup();
-});
-
-function stateRoot(): { dir: string; root: string; env: Record<string, string> } {
-  const { dir, root } = freshStateRoot('aw-robust-sec-');
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { dir, root, env: { AGENT_STATUS_DIR: root, HOME: dir } };
-}
+const { make: stateRoot } = stateRoots('aw-robust-sec-');
 
 /** Every path under `dir` with its type and permission bits. */
 function walk(dir: string): { path: string; kind: string; mode: number }[] {
