@@ -15,8 +15,8 @@ import { createSessionRecord } from '../../src/core/record.js';
 import { renderStatusText } from '../../src/cli/render-status.js';
 import { renderTickEntry } from '../../src/cli/render-ticks.js';
 import { initialDetectorState, tick } from '../../src/core/tick.js';
-import type { EvidenceSnapshot } from '../../src/core/types.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
+import { snapshot } from '../helpers/detector-builders.js';
 
 let root: string;
 let servers: ControlServer[];
@@ -232,7 +232,7 @@ describe('what status and status explain show of reports', () => {
   it('explain shows each source, its last event, its age and whether its claim counted', () => {
     const reporter = new Reporter({ clock: manualClock(1000, 0), sessionAgent: 'claude', hasPack: () => true });
     reporter.handle({ event: 'PermissionRequest', source: 'claude-hooks' });
-    const snap = { ...emptySnapshot(1500), reports: reporter.evidence() };
+    const snap = snapshot({ nowMs: 1500, process: { sampled: false, reason: 'test' }, reports: reporter.evidence() });
 
     const { entry } = tick(initialDetectorState(0), snap, undefined, 1500);
     const text = renderTickEntry(entry, 'now');
@@ -241,20 +241,3 @@ describe('what status and status explain show of reports', () => {
     expect(text).toContain('note: report-claim');
   });
 });
-
-function emptySnapshot(nowMs: number): EvidenceSnapshot {
-  return {
-    nowMs,
-    startedAtMs: 0,
-    screen: { rows: [], cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 1 },
-    title: undefined,
-    progress: undefined,
-    lastMark: undefined,
-    lastNotificationAtMs: undefined,
-    lastBellAtMs: undefined,
-    lastOutputAtMs: undefined,
-    lastInputAtMs: undefined,
-    process: { sampled: false, reason: 'test' },
-    exit: undefined,
-  };
-}
