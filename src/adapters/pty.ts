@@ -29,7 +29,11 @@ import { readFileSync, readSync, realpathSync, statSync, accessSync, writeSync, 
 import { delimiter, join } from 'node:path';
 import { ReadStream } from 'node:tty';
 import { parseStat, type ProcStat } from '../core/process.js';
+import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } from './relay.js';
 import * as nodePty from 'node-pty';
+
+/** CAN: what the taps get where the native relay had to drop output they fell behind on. */
+const GAP_MARK = Buffer.from([0x18]);
 
 /** Read size when draining the pty by hand after libuv's early EOF (see the 'end' handler). */
 const DRAIN_READ_BYTES = 64 * 1024;
@@ -59,6 +63,19 @@ export interface PtySpawnOptions {
   readonly cwd?: string;
   /** Run the command under the job-control helper (default true): see JOB_CONTROL_SCRIPT. */
   readonly jobControl?: boolean;
+  /**
+   * Relay the PTY to and from these fds on the native relay thread (adapters/relay.ts), where
+   * it is built: output reaches `outFd` and keystrokes from `inFd` reach the agent without the
+   * event loop; onData and onInput then see copies afterwards. Without it (or where the addon
+   * is missing) output only goes to onData and the caller relays it.
+   */
+  readonly passthrough?: {
+    readonly inFd: number;
+    readonly outFd: number;
+    readonly lossless: boolean;
+    /** How far onData may fall behind before its oldest bytes are dropped (RELAY_TAP_MAX_BYTES). */
+    readonly tapMaxBytes?: number;
+  };
 }
 
 /**
@@ -118,8 +135,23 @@ export interface PtyProcess {
   commandPid(): number | undefined;
   /** The slave side, e.g. /dev/pts/3. */
   readonly ptsName: string;
-  /** Output as it arrives. Listeners run synchronously, in subscription order. */
+  /**
+   * Output as it arrives (with the native relay: after it was written to the terminal, in
+   * batches, and a CAN byte where bytes the listeners fell too far behind on were dropped).
+   * Listeners run synchronously, in subscription order.
+   */
   onData(listener: (chunk: Buffer) => void): () => void;
+  /** 'native' when the relay thread carries the bytes (see PtySpawnOptions.passthrough). */
+  readonly passthrough: 'native' | 'caller';
+  /** Why the native relay is not in use, when passthrough was asked for and it is not. */
+  readonly passthroughNote: string | undefined;
+  /** Keystrokes the native relay wrote to the agent, afterwards. Never fires without it. */
+  onInput(listener: (chunk: Buffer) => void): () => void;
+  /**
+   * Writes to the user's terminal between two output chunks, through the native relay. False
+   * when it is not running (then the caller writes itself).
+   */
+  writeTerminal(data: Buffer | string): boolean;
   /** Resolves after the child exited and its last byte of output was delivered to onData. */
   readonly exited: Promise<PtyExit>;
   write(data: Buffer | string): void;
@@ -248,6 +280,23 @@ interface ReadableInternals {
   _readableState?: { decoder: unknown; encoding: unknown };
 }
 
+interface SocketReadInternals {
+  _read: (size: number) => void;
+  _handle?: { reading?: boolean; readStop?: () => number } | null;
+}
+
+/** Stops a net.Socket from ever reading again, without closing it (see the relay in spawnPty). */
+function stopSocketReads(socket: ReadStream): void {
+  socket.pause();
+  const internals = socket as unknown as SocketReadInternals;
+  internals._read = () => undefined;
+  const handle = internals._handle;
+  if (handle?.readStop !== undefined) {
+    handle.reading = false;
+    handle.readStop();
+  }
+}
+
 function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
@@ -333,14 +382,14 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     drainTimer = undefined;
     if (isReadEnded || socket.destroyed) return;
     if (drainStartedAtMs !== undefined && performance.now() - drainStartedAtMs >= DRAIN_MAX_MS) {
-      destroyNow();
+      finishReading();
       return;
     }
     const countBefore = dataCount;
     drainImmediate = setImmediate(() => {
       drainImmediate = undefined;
       if (isReadEnded || socket.destroyed) return;
-      if (dataCount === countBefore && performance.now() - lastDataAtMs >= DRAIN_QUIET_MS) destroyNow();
+      if (dataCount === countBefore && performance.now() - lastDataAtMs >= DRAIN_QUIET_MS) finishReading();
       else drainTimer = setTimeout(checkDrained, DRAIN_QUIET_MS);
     });
   };
@@ -368,11 +417,45 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     if (drainImmediate !== undefined) clearImmediate(drainImmediate);
   });
 
-  term.onData((data: string | Buffer) => {
-    // After the decoder removal data is a Buffer; if a future Node ignored that, re-encoding a
-    // string is the best left (lossy only for invalid UTF-8), and the tests would catch it.
-    dispatch(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-  });
+  const inputListeners = new Set<(chunk: Buffer) => void>();
+  const relayLoad = options.passthrough === undefined ? undefined : loadNativeRelay();
+  let relay: PassthroughRelay | undefined;
+  if (options.passthrough !== undefined && relayLoad?.ok === true && typeof masterFd === 'number') {
+    // The relay thread reads the master from now on; node-pty's socket must never read again.
+    // Its constructor started reading and its 'data' forwarding resumes the stream on the next
+    // tick, so the read is stopped on the handle and the stream's _read made inert. No event
+    // loop turn has passed since the spawn, so no byte was read here.
+    stopSocketReads(socket);
+    const onBatch = (batch: RelayBatch): void => {
+      if (batch.droppedOutput > 0) dispatch(GAP_MARK);
+      if (batch.output !== undefined) dispatch(batch.output);
+      if (batch.input !== undefined) for (const listener of inputListeners) listener(batch.input);
+      if (batch.stopped) {
+        isReadEnded = true;
+        relay = undefined;
+        destroyNow();
+      }
+    };
+    relay = startRelay(relayLoad.module, { ...options.passthrough, masterFd, onBatch });
+  } else {
+    term.onData((data: string | Buffer) => {
+      // After the decoder removal data is a Buffer; if a future Node ignored that, re-encoding a
+      // string is the best left (lossy only for invalid UTF-8), and the tests would catch it.
+      dispatch(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    });
+  }
+  const passthrough = relay === undefined ? 'caller' : 'native';
+  const passthroughNote =
+    options.passthrough === undefined || relay !== undefined
+      ? undefined
+      : relayLoad?.ok === false
+        ? relayLoad.reason
+        : 'node-pty gave no master fd';
+  // Ends reading: with the relay, ask its thread to finish (its last batch destroys the socket).
+  const finishReading = (): void => {
+    if (relay !== undefined) relay.stop();
+    else destroyNow();
+  };
 
   const exited = new Promise<PtyExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
@@ -402,9 +485,19 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       dataListeners.add(listener);
       return () => dataListeners.delete(listener);
     },
+    passthrough,
+    passthroughNote,
+    onInput(listener) {
+      inputListeners.add(listener);
+      return () => inputListeners.delete(listener);
+    },
+    writeTerminal(data) {
+      return relay?.writeOut(data) ?? false;
+    },
     exited,
     write(data) {
-      if (isDisposed) return;
+      // Once reading ended the master fd is closed, and its number may already name another file.
+      if (isDisposed || (isReadEnded && socket.destroyed)) return;
       // Keystrokes: node-pty writes with fs.write, a hop through libuv's thread pool and back
       // for every key (measured ~+100 µs of round trip on a loaded 2-core machine). When its
       // queue is empty, write to the (non-blocking) master directly; whatever the kernel does
@@ -454,6 +547,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       stopListeners.clear();
       if (drainTimer !== undefined) clearTimeout(drainTimer);
       if (drainImmediate !== undefined) clearImmediate(drainImmediate);
+      relay?.stop();
       // UnixTerminal.destroy (not in the typings) closes the socket, then SIGHUPs the child.
       if (!socket.destroyed) (term as unknown as { destroy(): void }).destroy();
     },

@@ -23,6 +23,11 @@ export const FALLBACK_SIZE: TerminalSize = { cols: 80, rows: 24 };
 export interface OuterTerminal {
   /** Whether stdin and stdout are both terminals; only then is there a screen to wrap. */
   readonly isInteractive: boolean;
+  /**
+   * The file descriptors behind onInput and write, when they are real ones the native relay
+   * (adapters/relay.ts) can read and write itself; absent for terminals made of callbacks.
+   */
+  readonly fds?: { readonly input: number; readonly output: number };
   /** Bytes the user typed (or piped in), as they arrive. */
   onInput(listener: (chunk: Buffer) => void): () => void;
   /** Called once when input ends (a pipe or file reached EOF). */
@@ -131,6 +136,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
 
   return {
     isInteractive,
+    ...(isInteractive ? { fds: { input: 0, output: 1 } } : {}),
     onInput(listener) {
       const handler = (chunk: Buffer | string): void => listener(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
       stdin.on('data', handler);

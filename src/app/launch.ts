@@ -51,6 +51,11 @@ export interface LaunchOptions {
   readonly warn?: (message: string) => void;
   /** Forward SIGTERM/SIGHUP/SIGINT/SIGQUIT/SIGTSTP to the agent (default true). */
   readonly forwardSignals?: boolean;
+  /**
+   * The output taps must see every byte (a recording is on): the native relay then waits for
+   * them when they fall far behind, instead of letting them skip (see adapters/relay.ts).
+   */
+  readonly lossless?: boolean;
 }
 
 export interface LaunchedSession {
@@ -76,6 +81,12 @@ export interface LaunchedSession {
   readonly exited: Promise<LaunchExit>;
   /** A signal to the pty's foreground process group (the agent, or the job it runs). */
   kill(signal?: NodeJS.Signals): void;
+  /** Writes to the user's terminal between the agent's output chunks (notifications). */
+  writeTerminal(data: string): void;
+  /** 'native' when the relay thread carries the bytes, else the event loop does. */
+  readonly passthrough: 'native' | 'event-loop';
+  /** Why the native relay is not in use (absent when it is). */
+  readonly passthroughNote: string | undefined;
 }
 
 type Tap<T extends unknown[]> = Set<(...args: T) => void>;
@@ -99,7 +110,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     rows: size.rows,
     env: childEnvironment(userEnv, options.extraEnv),
     cwd: childCwd(userEnv, process.cwd()),
+    ...(terminal.fds === undefined
+      ? {}
+      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false } }),
   });
+  // With the native relay the bytes already reached their destination when the taps see them.
+  const isRelayed = pty.passthrough === 'native';
 
   const outputTaps: Tap<[Buffer]> = new Set();
   const inputTaps: Tap<[Buffer]> = new Set();
@@ -143,7 +159,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 
   disposers.push(
     pty.onData((chunk) => {
-      terminal.write(chunk);
+      if (!isRelayed) terminal.write(chunk);
       modes.feed(chunk);
       if (modes.revision !== guardedRevision) {
         guardedRevision = modes.revision;
@@ -160,10 +176,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     }),
   );
   disposers.push(
-    terminal.onInput((chunk) => {
-      pty.write(chunk);
-      callTaps(inputTaps, 'input', chunk);
-    }),
+    isRelayed
+      ? pty.onInput((chunk) => callTaps(inputTaps, 'input', chunk))
+      : terminal.onInput((chunk) => {
+          pty.write(chunk);
+          callTaps(inputTaps, 'input', chunk);
+        }),
   );
   const applySize = (next: TerminalSize): void => {
     if (next.cols === size.cols && next.rows === size.rows) return;
@@ -266,6 +284,11 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     kill(signal = 'SIGHUP') {
       pty.signalForeground(signal);
     },
+    writeTerminal(data) {
+      if (!pty.writeTerminal(data)) terminal.write(data);
+    },
+    passthrough: isRelayed ? 'native' : 'event-loop',
+    passthroughNote: pty.passthroughNote,
   };
 }
 

@@ -56,6 +56,8 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
           cwd: process.cwd(),
           record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
           notify: request.flags.notify,
+          // Between two of the agent's output chunks, never inside an escape sequence of it.
+          writeTerminal: (data) => launched.writeTerminal(data),
           onStateCommand: request.flags.onState,
           isPublishing: refused === undefined,
           controlPath,

@@ -30,7 +30,13 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
       ? new CliError(`${request.command}: command not found`, { exitCode: 127 })
       : new CliError(`${resolved.path}: permission denied`, { exitCode: 126 });
   }
-  const base = { file: resolved.path, args: request.args, ...(hooks.extraEnv === undefined ? {} : { extraEnv: hooks.extraEnv }) };
+  const base = {
+    file: resolved.path,
+    args: request.args,
+    // A recording must hold every byte, so the native relay waits for it rather than skip.
+    lossless: request.flags.record !== undefined,
+    ...(hooks.extraEnv === undefined ? {} : { extraEnv: hooks.extraEnv }),
+  };
 
   const notTerminal = process.stdin.isTTY !== true ? 'stdin' : process.stdout.isTTY !== true ? 'stdout' : undefined;
   if (notTerminal !== undefined) {

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "agentwrap_relay",
+      "sources": ["src/native/relay.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "libraries": ["-lpthread"]
+    }
+  ]
+}

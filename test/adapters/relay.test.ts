@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty.js';
+import { loadNativeRelay, RELAY_ADDON_PATH } from '../../src/adapters/relay.js';
+import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
+
+const openFds: number[] = [];
+afterEach(() => {
+  for (const fd of openFds.splice(0)) closeSync(fd);
+});
+
+/** The user's terminal, made of files: output to a regular file, input from a FIFO. */
+function fakeTerminalFds(): { inFd: number; outFd: number; outPath: string; type(text: string): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwrap-relay-'));
+  const outPath = join(dir, 'out');
+  const fifo = join(dir, 'in');
+  execFileSync('mkfifo', [fifo]);
+  // O_RDWR: opening a FIFO for reading would otherwise wait for a writer.
+  const inFd = openSync(fifo, 'r+');
+  const typeFd = openSync(fifo, 'w');
+  const outFd = openSync(outPath, 'w');
+  openFds.push(inFd, typeFd, outFd);
+  return { inFd, outFd, outPath, type: (text) => writeSync(typeFd, text) };
+}
+
+function spawnRelayed(
+  command: string,
+  fds: { inFd: number; outFd: number },
+  passthrough: Partial<NonNullable<PtySpawnOptions['passthrough']>> = {},
+): PtyProcess {
+  return spawnPty({
+    file: '/bin/sh',
+    args: ['-c', command],
+    cols: 80,
+    rows: 24,
+    env: childEnvironment(process.env),
+    passthrough: { inFd: fds.inFd, outFd: fds.outFd, lossless: true, ...passthrough },
+  });
+}
+
+const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+describe('the native passthrough relay', () => {
+  it('is built by the install step and loads', () => {
+    const load = loadNativeRelay({});
+    expect(load.ok ? 'loaded' : load.reason).toBe('loaded');
+    expect(RELAY_ADDON_PATH).toMatch(/agentwrap_relay\.node$/);
+  });
+
+  it('is not used when AGENTWRAP_RELAY=js asks for the event-loop relay', () => {
+    expect(loadNativeRelay({ AGENTWRAP_RELAY: 'js' })).toEqual({ ok: false, reason: 'AGENTWRAP_RELAY=js' });
+  });
+
+  it('writes 8 MB written right before exit to the terminal byte for byte, and the taps get the same bytes', async () => {
+    const size = 8_000_000;
+    const fds = fakeTerminalFds();
+    const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds);
+    expect(pty.passthrough).toBe('native');
+    const tapped: Buffer[] = [];
+    pty.onData((chunk) => tapped.push(chunk));
+
+    const exit = await pty.exited;
+    pty.dispose();
+
+    const expected = expectedPtyBytes(size);
+    const written = readFileSync(fds.outPath);
+    expect(exit.code).toBe(0);
+    expect(written.length).toBe(expected.length);
+    expect(written.equals(expected)).toBe(true);
+    expect(Buffer.concat(tapped).equals(expected)).toBe(true);
+  });
+
+  it('carries keystrokes to the agent and shows them to the input taps afterwards', async () => {
+    const fds = fakeTerminalFds();
+    // `head -c 6` exits once it has the six bytes, so its exit proves the keys arrived.
+    const pty = spawnRelayed('stty raw -echo; head -c 6 | od -An -c; exit 4', fds);
+    const inputs: Buffer[] = [];
+    pty.onInput((chunk) => inputs.push(chunk));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fds.type('ab\x03cd\x1b');
+
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(exit.code).toBe(4);
+    expect(Buffer.concat(inputs).toString('latin1')).toBe('ab\x03cd\x1b');
+    expect(readFileSync(fds.outPath, 'latin1')).toMatch(/a\s+b\s+003\s+c\s+d\s+033/);
+  });
+
+  it('writes bytes queued for the terminal after the output before them, and the exit code through', async () => {
+    const fds = fakeTerminalFds();
+    const pty = spawnRelayed('echo first; sleep 0.5; echo second; exit 9', fds);
+    let isQueued = false;
+    pty.onData((chunk) => {
+      if (!isQueued && chunk.toString().includes('first')) isQueued = pty.writeTerminal('[note]');
+    });
+
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(isQueued).toBe(true);
+    expect(exit.code).toBe(9);
+    expect(readFileSync(fds.outPath, 'utf8')).toBe('first\r\n[note]second\r\n');
+    expect(pty.writeTerminal('late')).toBe(false);
+  });
+
+  it('drops the oldest tapped output, marked with CAN, when the taps fall far behind, and never the passthrough', async () => {
+    const size = 6_000_000;
+    const fds = fakeTerminalFds();
+    const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: false, tapMaxBytes: 64 * 1024 });
+    const tapped: Buffer[] = [];
+    pty.onData((chunk) => {
+      tapped.push(chunk);
+      // A slow tap: the relay thread keeps going meanwhile.
+      const until = performance.now() + 30;
+      while (performance.now() < until);
+    });
+
+    await pty.exited;
+    pty.dispose();
+
+    const expected = expectedPtyBytes(size);
+    expect(readFileSync(fds.outPath).equals(expected)).toBe(true);
+    const all = Buffer.concat(tapped);
+    expect(all.length).toBeLessThan(expected.length);
+    // The payload is printable ASCII, so a CAN can only be the relay's gap mark.
+    expect(all.includes(0x18)).toBe(true);
+    // What the taps got after the last gap is the true end of the output.
+    const tail = all.subarray(all.lastIndexOf(0x18) + 1);
+    expect(tail.length).toBeGreaterThan(0);
+    expect(expected.subarray(expected.length - tail.length).equals(tail)).toBe(true);
+  });
+
+  it('ends once the agent exits even when a background process keeps the pty open', async () => {
+    const fds = fakeTerminalFds();
+    const started = performance.now();
+    const pty = spawnRelayed('(sleep 30 </dev/null >/dev/null 2>&1 &) ; sleep 30 & echo bye; exit 2', fds);
+
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(exit.code).toBe(2);
+    expect(readFileSync(fds.outPath, 'utf8')).toContain('bye');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
