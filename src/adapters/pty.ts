@@ -30,6 +30,7 @@ import { delimiter, join } from 'node:path';
 import { ReadStream } from 'node:tty';
 import { parseStat, type ProcStat } from '../core/process.js';
 import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } from './relay.js';
+import type { ModeState } from './terminal.js';
 import * as nodePty from 'node-pty';
 
 /** CAN: what the taps get where the native relay had to drop output they fell behind on. */
@@ -145,6 +146,11 @@ export interface PtyProcess {
   readonly passthrough: 'native' | 'caller';
   /** Why the native relay is not in use, when passthrough was asked for and it is not. */
   readonly passthroughNote: string | undefined;
+  /**
+   * With the native relay, the terminal modes the agent switched on, tracked on the relay
+   * thread over every byte (whatever the taps skipped), as of the last batch delivered.
+   */
+  readonly modes: ModeState | undefined;
   /** Keystrokes the native relay wrote to the agent, afterwards. Never fires without it. */
   onInput(listener: (chunk: Buffer) => void): () => void;
   /**
@@ -418,6 +424,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
   });
 
   const inputListeners = new Set<(chunk: Buffer) => void>();
+  const relayModes = { revision: 0, reset: '' };
   const relayLoad = options.passthrough === undefined ? undefined : loadNativeRelay();
   let relay: PassthroughRelay | undefined;
   if (options.passthrough !== undefined && relayLoad?.ok === true && typeof masterFd === 'number') {
@@ -427,6 +434,8 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     // loop turn has passed since the spawn, so no byte was read here.
     stopSocketReads(socket);
     const onBatch = (batch: RelayBatch): void => {
+      relayModes.revision = batch.modesRevision;
+      relayModes.reset = batch.modesReset;
       if (batch.droppedOutput > 0) dispatch(GAP_MARK);
       if (batch.output !== undefined) dispatch(batch.output);
       if (batch.input !== undefined) for (const listener of inputListeners) listener(batch.input);
@@ -487,6 +496,15 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     },
     passthrough,
     passthroughNote,
+    modes:
+      passthrough === 'native'
+        ? {
+            get revision() {
+              return relayModes.revision;
+            },
+            resetSequence: () => relayModes.reset,
+          }
+        : undefined,
     onInput(listener) {
       inputListeners.add(listener);
       return () => inputListeners.delete(listener);

@@ -36,6 +36,10 @@ export interface RelayBatch {
   readonly outputErrno: number;
   /** The thread has exited (after `ended`, or after stop()). The last batch says so. */
   readonly stopped: boolean;
+  /** The relay's mode tracker (ModeTracker's C port) over all output so far: its revision… */
+  readonly modesRevision: number;
+  /** …and ModeTracker.resetSequence() for it. */
+  readonly modesReset: string;
 }
 
 interface NativeRelayModule {
@@ -43,6 +47,9 @@ interface NativeRelayModule {
   drain(handle: unknown): RelayBatch;
   writeOut(handle: unknown, data: Buffer): boolean;
   stop(handle: unknown): void;
+  /** The mode tracker alone, for comparing it with ModeTracker. */
+  trackerCreate(): unknown;
+  trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
 }
 
 export type RelayLoad = { readonly ok: true; readonly module: NativeRelayModule } | { readonly ok: false; readonly reason: string };

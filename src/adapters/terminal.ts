@@ -220,10 +220,28 @@ function isAsciiDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
 }
 
+/**
+ * A parameter that is a run of ASCII digits, as a number; undefined for anything else. Not
+ * Number(), which would also take " 1", "+1", "1." and "0.5" (the native relay's port of this
+ * tracker parses the same way; see src/native/relay.c).
+ */
+function parseDigits(text: string): number | undefined {
+  if (text === '') return undefined;
+  for (let k = 0; k < text.length; k++) if (!isAsciiDigit(text.charCodeAt(k))) return undefined;
+  return Number(text);
+}
+
 const ESC = 0x1b;
 const BEL = 0x07;
 
-export class ModeTracker {
+/** What launch.ts needs of a mode tracker: this class, or the native relay's port of it. */
+export interface ModeState {
+  readonly revision: number;
+  resetSequence(): string;
+}
+
+/** Kept in step with its C port in src/native/relay.c (test/adapters/relay.test.ts compares them). */
+export class ModeTracker implements ModeState {
   private state: ParserState = 'ground';
   private params = '';
   private isParamsOverflowed = false;
@@ -380,8 +398,8 @@ export class ModeTracker {
     const prefix = params.charAt(0);
     if (prefix === '?' && (final === 'h' || final === 'l')) {
       for (const part of params.slice(1).split(';')) {
-        const mode = Number(part);
-        if (!Number.isInteger(mode)) continue;
+        const mode = parseDigits(part);
+        if (mode === undefined) continue;
         const isOn = final === 'h';
         const before = this.changedModes.size;
         if (DEC_MODES_OFF_BY_DEFAULT.has(mode)) {
@@ -398,7 +416,7 @@ export class ModeTracker {
     if (final === 'u') {
       // Kitty keyboard protocol: CSI > flags u pushes, CSI < n u pops n, CSI = flags ; mode u sets.
       if (prefix === '>') this.kittyDepth += 1;
-      else if (prefix === '<') this.kittyDepth = Math.max(0, this.kittyDepth - (Number(params.slice(1)) || 1));
+      else if (prefix === '<') this.kittyDepth = Math.max(0, this.kittyDepth - (parseDigits(params.slice(1)) || 1));
       else if (prefix === '=') this.isKittyFlagsSet = !/^=0*(;|$)/.test(params);
       this.revisionCount += 1;
       return;
@@ -408,7 +426,7 @@ export class ModeTracker {
         // XTMODKEYS: CSI > 4 ; n m (n > 0 turns modifyOtherKeys on; CSI > 4 m resets it).
         const [resource, value] = params.slice(1).split(';');
         if (resource === '4') {
-          this.isModifyOtherKeysSet = value !== undefined && Number(value) > 0;
+          this.isModifyOtherKeysSet = (parseDigits(value ?? '') ?? 0) > 0;
           this.revisionCount += 1;
         }
         return;

@@ -20,7 +20,7 @@ import {
   type PtyExit,
   type PtyProcess,
 } from '../adapters/pty.js';
-import { ModeTracker, processTerminal, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
+import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
 
 /**
  * After forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT, how long the agent may take to exit before
@@ -133,7 +133,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     }
   };
 
-  const modes = new ModeTracker();
+  // The native relay tracks modes on its thread over every byte; here only without it.
+  let tracker: ModeTracker | undefined;
+  const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const disposers: Array<() => void> = [];
   // The terminal guardian (adapters/terminal-guardian.ts) learns the resets when they change:
   // one integer comparison per chunk. Not on every change, though: a TUI using synchronized
@@ -160,7 +162,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   disposers.push(
     pty.onData((chunk) => {
       if (!isRelayed) terminal.write(chunk);
-      modes.feed(chunk);
+      tracker?.feed(chunk);
       if (modes.revision !== guardedRevision) {
         guardedRevision = modes.revision;
         if (guardianTimer === undefined) {

@@ -33,7 +33,265 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <unistd.h>
+
+/*
+ * The mode tracker, a port of ModeTracker in src/adapters/terminal.ts (keep the two in step;
+ * test/adapters/relay.test.ts feeds both the same bytes and compares). It runs here because
+ * it has to see every byte, and a TUI flood carries an escape sequence every few bytes: in JS
+ * that was ~1 CPU second per 200 MB, here it is a few per cent of the copy.
+ */
+#define MAX_PARAM_CHARS 64
+enum { M_GROUND, M_ESCAPE, M_CSI, M_STRING, M_STRING_ESCAPE };
+static const int MODES_OFF_BY_DEFAULT[] = {1, 47, 1047, 1049, 1000, 1001, 1002, 1003, 1005, 1006, 1015, 1016, 1004, 2004, 2026, 2048};
+static const int MODES_ON_BY_DEFAULT[] = {25, 7};
+#define OFF_COUNT (int)(sizeof MODES_OFF_BY_DEFAULT / sizeof MODES_OFF_BY_DEFAULT[0])
+#define ON_COUNT (int)(sizeof MODES_ON_BY_DEFAULT / sizeof MODES_ON_BY_DEFAULT[0])
+
+typedef struct {
+  int state;
+  char params[MAX_PARAM_CHARS + 1];
+  int params_len;
+  int overflowed;
+  uint32_t changed; /* bit i: OFF mode i on; bit OFF_COUNT+j: ON mode j off */
+  double kitty_depth;
+  int kitty_flags_set;
+  int modify_other_keys_set;
+  int keypad_application;
+  int sgr_dirty;
+  double revision;
+} modes_t;
+
+static int mode_bit(int mode, int *is_on_by_default) {
+  for (int i = 0; i < OFF_COUNT; i++)
+    if (MODES_OFF_BY_DEFAULT[i] == mode) {
+      *is_on_by_default = 0;
+      return i;
+    }
+  for (int j = 0; j < ON_COUNT; j++)
+    if (MODES_ON_BY_DEFAULT[j] == mode) {
+      *is_on_by_default = 1;
+      return OFF_COUNT + j;
+    }
+  return -1;
+}
+
+/* A run of ASCII digits as a number; -1 when empty or anything else is in it. */
+static double parse_digits(const char *text, int len) {
+  if (len <= 0) return -1;
+  double value = 0;
+  for (int k = 0; k < len; k++) {
+    if (text[k] < '0' || text[k] > '9') return -1;
+    value = value * 10 + (text[k] - '0');
+  }
+  return value;
+}
+
+static void modes_reset_all(modes_t *m) {
+  m->revision += 1;
+  m->changed = 0;
+  m->kitty_depth = 0;
+  m->kitty_flags_set = 0;
+  m->modify_other_keys_set = 0;
+  m->keypad_application = 0;
+  m->sgr_dirty = 0;
+}
+
+static int all_zeros(const char *text, int len) {
+  for (int k = 0; k < len; k++)
+    if (text[k] != '0') return 0;
+  return 1;
+}
+
+static void modes_on_csi(modes_t *m, char final) {
+  const char *params = m->params;
+  int len = m->params_len;
+  char prefix = len > 0 ? params[0] : '\0';
+  if (prefix == '?' && (final == 'h' || final == 'l')) {
+    int start = 1;
+    for (int k = 1; k <= len; k++) {
+      if (k < len && params[k] != ';') continue;
+      double mode = parse_digits(params + start, k - start);
+      start = k + 1;
+      int is_on_by_default = 0;
+      int bit = mode < 0 || mode > 100000 ? -1 : mode_bit((int)mode, &is_on_by_default);
+      if (bit < 0) continue;
+      int set = (final == 'h') != is_on_by_default; /* differs from its default */
+      uint32_t before = m->changed;
+      if (set) m->changed |= (1u << bit);
+      else m->changed &= ~(1u << bit);
+      if (m->changed != before) m->revision += 1;
+    }
+    return;
+  }
+  if (final == 'u') {
+    if (prefix == '>') m->kitty_depth += 1;
+    else if (prefix == '<') {
+      double count = parse_digits(params + 1, len - 1);
+      if (count <= 0) count = 1;
+      m->kitty_depth = m->kitty_depth - count < 0 ? 0 : m->kitty_depth - count;
+    } else if (prefix == '=') {
+      int k = 1;
+      while (k < len && params[k] == '0') k++;
+      m->kitty_flags_set = !(k == len || params[k] == ';');
+    }
+    m->revision += 1;
+    return;
+  }
+  if (final == 'm') {
+    if (prefix == '>') {
+      int semicolon = 1;
+      while (semicolon < len && params[semicolon] != ';') semicolon++;
+      if (semicolon - 1 == 1 && params[1] == '4') {
+        int value_end = semicolon + 1;
+        while (value_end < len && params[value_end] != ';') value_end++;
+        m->modify_other_keys_set = semicolon < len && parse_digits(params + semicolon + 1, value_end - semicolon - 1) > 0;
+        m->revision += 1;
+      }
+      return;
+    }
+    if (prefix != '\0' && !(prefix >= '0' && prefix <= '9')) return;
+    m->sgr_dirty = !all_zeros(params, len);
+  }
+}
+
+static void modes_on_escape(modes_t *m, unsigned char byte) {
+  switch (byte) {
+    case '[':
+      m->state = M_CSI;
+      m->params_len = 0;
+      m->overflowed = 0;
+      return;
+    case ']': case 'P': case '_': case '^': case 'X':
+      m->state = M_STRING;
+      return;
+    case '=':
+      if (!m->keypad_application) m->revision += 1;
+      m->keypad_application = 1;
+      break;
+    case '>':
+      if (m->keypad_application) m->revision += 1;
+      m->keypad_application = 0;
+      break;
+    case 'c':
+      modes_reset_all(m);
+      break;
+    case 0x1b:
+      return;
+    default:
+      break;
+  }
+  m->state = M_GROUND;
+}
+
+static void modes_append_params(modes_t *m, const unsigned char *data, size_t from, size_t to) {
+  size_t room = (size_t)(MAX_PARAM_CHARS - m->params_len);
+  size_t take = to - from < room ? to - from : room;
+  memcpy(m->params + m->params_len, data + from, take);
+  m->params_len += (int)take;
+  if (to - from > take) m->overflowed = 1;
+}
+
+static void modes_feed(modes_t *m, const unsigned char *data, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    if (m->state == M_GROUND) {
+      const unsigned char *next = memchr(data + i, 0x1b, len - i);
+      if (next == NULL) return;
+      m->state = M_ESCAPE;
+      i = (size_t)(next - data) + 1;
+      continue;
+    }
+    if (m->state == M_STRING) {
+      size_t end = i;
+      while (end < len && data[end] != 0x07 && data[end] != 0x1b) end++;
+      if (end >= len) return;
+      m->state = data[end] == 0x07 ? M_GROUND : M_STRING_ESCAPE;
+      i = end + 1;
+      continue;
+    }
+    if (m->state == M_CSI) {
+      size_t end = i;
+      while (end < len && data[end] >= 0x20 && data[end] <= 0x3f) end++;
+      if (end < len && data[end] == 'm' && m->params_len == 0) {
+        /* A plain SGR decided from the bytes (the common case), as isPlainSgr does. */
+        int fits = end - i <= MAX_PARAM_CHARS && (end == i || (data[i] >= '0' && data[i] <= '9'));
+        if (fits) {
+          m->sgr_dirty = !all_zeros((const char *)data + i, (int)(end - i));
+          m->state = M_GROUND;
+          i = end + 1;
+          continue;
+        }
+      }
+      if (end > i) modes_append_params(m, data, i, end);
+      if (end >= len) return;
+      i = end;
+    }
+    unsigned char byte = data[i++];
+    switch (m->state) {
+      case M_STRING_ESCAPE:
+        m->state = byte == 0x5c ? M_GROUND : M_STRING;
+        break;
+      case M_ESCAPE:
+        modes_on_escape(m, byte);
+        break;
+      case M_CSI:
+        if (byte >= 0x20 && byte <= 0x3f) {
+          if (m->params_len < MAX_PARAM_CHARS) m->params[m->params_len++] = (char)byte;
+          else m->overflowed = 1;
+          break;
+        }
+        if (byte == 0x1b) {
+          m->state = M_ESCAPE;
+          break;
+        }
+        if (byte < 0x20) break;
+        m->state = M_GROUND;
+        if (byte > 0x7e || m->overflowed) break;
+        modes_on_csi(m, (char)byte);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/* ModeTracker.resetSequence(): what switches every mode seen on back to its default. */
+static size_t modes_reset_sequence(const modes_t *m, char *out, size_t cap) {
+  size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, __VA_ARGS__))
+  if (m->sgr_dirty) PUT("\x1b[0m");
+  if (m->kitty_depth > 0) PUT("\x1b[<%.0fu", m->kitty_depth);
+  if (m->kitty_flags_set) PUT("\x1b[=0;1u");
+  if (m->modify_other_keys_set) PUT("\x1b[>4m");
+  if (m->keypad_application) PUT("\x1b>");
+  /* Every tracked mode but the alternate screens, ascending. */
+  int sorted[OFF_COUNT + ON_COUNT][2];
+  int count = 0;
+  for (int i = 0; i < OFF_COUNT; i++) {
+    int mode = MODES_OFF_BY_DEFAULT[i];
+    if (mode == 47 || mode == 1047 || mode == 1049) continue;
+    if (m->changed & (1u << i)) sorted[count][0] = mode, sorted[count][1] = 0, count++;
+  }
+  for (int j = 0; j < ON_COUNT; j++)
+    if (m->changed & (1u << (OFF_COUNT + j))) sorted[count][0] = MODES_ON_BY_DEFAULT[j], sorted[count][1] = 1, count++;
+  for (int a = 1; a < count; a++)
+    for (int b = a; b > 0 && sorted[b - 1][0] > sorted[b][0]; b--) {
+      int mode = sorted[b][0], on = sorted[b][1];
+      sorted[b][0] = sorted[b - 1][0], sorted[b][1] = sorted[b - 1][1];
+      sorted[b - 1][0] = mode, sorted[b - 1][1] = on;
+    }
+  for (int k = 0; k < count; k++) PUT("\x1b[?%d%c", sorted[k][0], sorted[k][1] ? 'h' : 'l');
+  static const int ALT_SCREENS[] = {1049, 1047, 47};
+  for (int a = 0; a < 3; a++) {
+    int is_on_by_default;
+    int bit = mode_bit(ALT_SCREENS[a], &is_on_by_default);
+    if (m->changed & (1u << bit)) PUT("\x1b[?%dl", ALT_SCREENS[a]);
+  }
+#undef PUT
+  return n;
+}
 
 #define READ_BYTES (64 * 1024)
 #define INPUT_BYTES 4096
@@ -87,6 +345,7 @@ typedef struct {
   int events;
   int stop_requested;
   int output_errno;
+  modes_t modes; /* fed by the thread; read under the mutex */
 } relay_t;
 
 static int bytes_append(bytes_t *bytes, const unsigned char *data, size_t len) {
@@ -257,6 +516,9 @@ static void *relay_main(void *arg) {
       ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
       if (count > 0) {
         write_output(relay, buffer, (size_t)count, &output_ok);
+        pthread_mutex_lock(&relay->mutex);
+        modes_feed(&relay->modes, buffer, (size_t)count);
+        pthread_mutex_unlock(&relay->mutex);
         tap(relay, &relay->tap_out, buffer, (size_t)count, 1);
       } else if (count == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
         /* EIO: every slave fd is closed and the kernel buffer is drained. */
@@ -436,6 +698,10 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   relay->dropped_out = 0;
   int events = relay->events;
   int output_errno = relay->output_errno;
+  double modes_revision = relay->modes.revision;
+  char reset[512];
+  size_t reset_len = modes_reset_sequence(&relay->modes, reset, sizeof reset);
+  if (reset_len >= sizeof reset) reset_len = sizeof reset - 1;
   relay->events &= ~(EVENT_INPUT_ENDED | EVENT_OUTPUT_FAILED);
   relay->notify_pending = 0;
   relay->has_unnotified = 0;
@@ -458,6 +724,10 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   set_property(env, result, "outputErrno", value);
   napi_get_boolean(env, (events & EVENT_STOPPED) != 0, &value);
   set_property(env, result, "stopped", value);
+  napi_create_double(env, modes_revision, &value);
+  set_property(env, result, "modesRevision", value);
+  napi_create_string_latin1(env, reset, reset_len, &value);
+  set_property(env, result, "modesReset", value);
   return result;
 }
 
@@ -496,12 +766,52 @@ static napi_value stop(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static void free_modes(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  free(data);
+}
+
+/* trackerCreate() → handle: the relay's mode tracker on its own, for tests against ModeTracker. */
+static napi_value tracker_create(napi_env env, napi_callback_info info) {
+  (void)info;
+  modes_t *modes = calloc(1, sizeof *modes);
+  napi_value handle;
+  CHECK(napi_create_external(env, modes, free_modes, NULL, &handle));
+  return handle;
+}
+
+/* trackerFeed(handle, buffer) → { revision, reset } after feeding the bytes. */
+static napi_value tracker_feed(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  modes_t *modes;
+  CHECK(napi_get_value_external(env, argv[0], (void **)&modes));
+  void *data;
+  size_t len;
+  CHECK(napi_get_buffer_info(env, argv[1], &data, &len));
+  modes_feed(modes, data, len);
+  char reset[512];
+  size_t reset_len = modes_reset_sequence(modes, reset, sizeof reset);
+  if (reset_len >= sizeof reset) reset_len = sizeof reset - 1;
+  napi_value result, value;
+  CHECK(napi_create_object(env, &result));
+  napi_create_double(env, modes->revision, &value);
+  set_property(env, result, "revision", value);
+  napi_create_string_latin1(env, reset, reset_len, &value);
+  set_property(env, result, "reset", value);
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"start", NULL, start, NULL, NULL, NULL, napi_default, NULL},
       {"drain", NULL, drain, NULL, NULL, NULL, napi_default, NULL},
       {"writeOut", NULL, write_out, NULL, NULL, NULL, napi_default, NULL},
       {"stop", NULL, stop, NULL, NULL, NULL, napi_default, NULL},
+      {"trackerCreate", NULL, tracker_create, NULL, NULL, NULL, napi_default, NULL},
+      {"trackerFeed", NULL, tracker_feed, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;

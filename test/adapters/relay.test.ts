@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty.js';
 import { loadNativeRelay, RELAY_ADDON_PATH } from '../../src/adapters/relay.js';
+import { ModeTracker } from '../../src/adapters/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
 
 const openFds: number[] = [];
@@ -145,5 +146,96 @@ describe('the native passthrough relay', () => {
     expect(exit.code).toBe(2);
     expect(readFileSync(fds.outPath, 'utf8')).toContain('bye');
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("the relay's mode tracker (the C port of ModeTracker)", () => {
+  const load = loadNativeRelay({});
+  const native = load.ok ? load.module : undefined;
+
+  /** Feeds both trackers the same chunks; after every chunk they must agree exactly. */
+  function expectSameAsModeTracker(chunks: readonly Buffer[]): number {
+    if (native === undefined) throw new Error('native relay not built');
+    const tracker = new ModeTracker();
+    const handle = native.trackerCreate();
+    let checks = 0;
+    for (const chunk of chunks) {
+      tracker.feed(chunk);
+      const state = native.trackerFeed(handle, chunk);
+      expect(state.reset).toBe(tracker.resetSequence());
+      expect(state.revision).toBe(tracker.revision);
+      checks += 1;
+    }
+    return checks;
+  }
+
+  /** Splits bytes at pseudo-random points (a fixed seed), so sequences straddle chunks. */
+  function chop(bytes: Buffer, seed: number, maxChunk: number): Buffer[] {
+    let state = seed;
+    const next = (): number => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state;
+    };
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + (next() % maxChunk);
+      chunks.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+    return chunks;
+  }
+
+  it('agrees with ModeTracker on every committed agent recording, chopped at random points', () => {
+    const casts = readdirSync('recordings', { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.cast'));
+    expect(casts.length).toBeGreaterThan(40);
+    let checks = 0;
+    for (const [index, path] of casts.entries()) {
+      const output = readFileSync(join('recordings', path), 'utf8')
+        .split('\n')
+        .slice(1)
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as [number, string, string])
+        .filter((event) => event[1] === 'o')
+        .map((event) => event[2])
+        .join('');
+      checks += expectSameAsModeTracker(chop(Buffer.from(output, 'utf8'), index + 1, 700));
+    }
+    expect(checks).toBeGreaterThan(1000);
+  });
+
+  it('agrees with ModeTracker on escape-dense random bytes, including malformed and overlong sequences', () => {
+    const alphabet: string[] = ['\x1b', '[', '?', ']', 'P', '\\', '\x07', ';', '<', '>', '=', 'h', 'l', 'm', 'u', 'c', '0', '1', '4', '9', '2', '5', '7', '\x18', 'x', '\x1b[?1049h', '\x1b[?25l', '\x1b[>1u', '\x1b[<2u', '\x1b[=5;1u', '\x1b[>4;2m', '\x1b=', '\x1b[38;5;1m', '\x1b[0m'];
+    // Every mode either tracker knows of, switched both ways, plus some it must ignore.
+    for (const mode of [1, 7, 25, 47, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1015, 1016, 1047, 1049, 2004, 2026, 2048, 3, 12, 9999]) {
+      alphabet.push(`\x1b[?${mode}h`, `\x1b[?${mode}l`, `\x1b[?${mode};25;7l`);
+    }
+    let state = 7;
+    const next = (): number => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state;
+    };
+    for (let round = 0; round < 20; round++) {
+      let text = '';
+      for (let i = 0; i < 5000; i++) text += alphabet[next() % alphabet.length];
+      if (round % 5 === 0) text += `\x1b[?${'1;'.repeat(80)}1049h`;
+      expectSameAsModeTracker(chop(Buffer.from(text, 'latin1'), round + 100, 40));
+    }
+  });
+
+  it('tracks the modes of relayed output the way ModeTracker does, without any JS feeding it', async () => {
+    const fds = fakeTerminalFds();
+    const modesOn = '\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[>1u\x1b[31m';
+    const pty = spawnRelayed(`printf '${modesOn.replace(/\x1b/g, '\\033')}'; sleep 0.3; exit 0`, fds);
+    const seen: string[] = [];
+    pty.onData(() => seen.push(pty.modes?.resetSequence() ?? 'no modes'));
+
+    await pty.exited;
+    pty.dispose();
+
+    const expected = new ModeTracker();
+    expected.feed(Buffer.from(modesOn, 'latin1'));
+    expect(expected.resetSequence()).not.toBe('');
+    expect(seen.at(-1)).toBe(expected.resetSequence());
+    expect(pty.modes?.revision).toBe(expected.revision);
   });
 });
