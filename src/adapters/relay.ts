@@ -17,9 +17,10 @@ export const RELAY_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'agentwra
 /**
  * How far the taps may fall behind the passthrough before the oldest tapped output is dropped
  * (the mirror then resynchronises from the newest bytes, as after any flood cut). A lossless
- * relay (recording on) waits instead. 16 MiB is ~0.2 s of the fastest PTY flood.
+ * relay (recording on) waits instead. 4 MiB is ~50 ms of the fastest PTY flood and as much as
+ * the mirror's own backlog keeps (screen.ts), so more would only be memory.
  */
-export const RELAY_TAP_MAX_BYTES = 16 * 1024 * 1024;
+export const RELAY_TAP_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface RelayBatch {
   /** Output already written to the terminal, in order, since the last batch. */

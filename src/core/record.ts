@@ -234,7 +234,9 @@ const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 const FORBIDDEN_CHARS =
   /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: creating a Segmenter loads ICU's break rules (~11 ms, measured), and only
+// a title longer than its bound needs one.
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * A title safe to publish and to print on someone's terminal: escape sequences, control and
@@ -251,6 +253,7 @@ export function sanitizeTitle(text: string, maxUnits: number = TITLE_MAX_UNITS):
     .trim();
   if (cleaned.length <= maxUnits) return cleaned;
   let out = '';
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(cleaned)) {
     if (out.length + segment.length > maxUnits) break;
     out += segment;
