@@ -22,6 +22,18 @@
  * are recorded as evidence with their own arrival times. Skipped bytes are counted in `stats()`.
  * `exact: true` never skips (memory is then the caller's business: replay awaits every write).
  *
+ * Parse budget (main thread, live mode). Once the passthrough runs off the JS thread, the mirror
+ * is most of what agentwrap costs under a flood, and parsing everything costs ~1 CPU second per
+ * 40–50 MB. So the live main-thread mirror parses inline, in slices it schedules itself, and
+ * charges each slice's measured time to a token bucket (`PARSE_BUDGET_MS_PER_S`, ~5 % of a core).
+ * When the bucket runs dry, bytes only accumulate (and are cut as above) until it has refilled
+ * enough to parse about one window; then the backlog is cut to the newest `BUDGET_WINDOW_BYTES`
+ * and parsed. What the detector reads when it matters is exact again: once no byte has arrived
+ * for `QUIET_CATCH_UP_MS` the mirror catches up without a budget (well before the detector's
+ * quiet recheck), and `flush()` (the session calls it after the agent exited) does the same at
+ * once. A small write into an idle mirror is parsed before `write` returns: under a spinner that
+ * saves xterm's write timer, a second wake-up per frame.
+ *
  * `worker: true` runs the parser in a worker thread (src/adapters/screen-worker.ts) behind the
  * same interface: the flow control stays here, the worker parses and sends back the view and
  * evidence with each acknowledgement, so `view()` and `evidence()` stay synchronous. It takes
@@ -30,6 +42,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import xtermHeadless from '@xterm/headless';
@@ -55,6 +68,32 @@ export const BACKLOG_LOW_BYTES = 1024 * 1024;
 /** Chunks larger than this are handed to xterm in pieces, so one huge write (replay of a
  * recording, a test) is parsed in slices instead of one long synchronous call. */
 export const PIECE_MAX_BYTES = 256 * 1024;
+/** Parse time the live main-thread mirror may spend per second while output keeps coming: 5 % of
+ * a core, ~2–2.5 MB/s of TUI output here. A 200 MB flood at 80 MB/s then costs ~0.13 s of parsing
+ * instead of ~4 s; a 10 fps spinner (~0.5 ms/s) or a 60 fps full-screen redraw of 20 KB
+ * (~25 ms/s) stays far inside it and is parsed completely. */
+export const PARSE_BUDGET_MS_PER_S = 50;
+/** The bucket's capacity: a burst of output after a calm spell (a full redraw, a long diff of up
+ * to ~1 MB) is parsed at once instead of waiting for the budget. */
+export const PARSE_BURST_MS = 20;
+/** Once the bucket ran dry, parsing resumes when this much is back: enough for about one
+ * `BUDGET_WINDOW_BYTES` window, so each resumption shows a whole recent screen instead of a
+ * sliver of an old one. At the budget's rate that is one screen update per 200 ms of flood. */
+export const PARSE_RESUME_MS = 10;
+/** What a resumption (and the catch-up after a lossy flood) keeps: the newest bytes. Two full
+ * truecolor redraws of a 200x50 TUI (~200 KB each at worst; typical frames are 5–50 KB). */
+export const BUDGET_WINDOW_BYTES = 512 * 1024;
+/** No byte for this long counts as quiet: the mirror then catches up without a budget. It must
+ * be well under the detector's QUIET_RECHECK_MS (100 ms, src/core/policy.ts), which reads the
+ * screen once output stopped: catch-up (≤ a window, ~10–20 ms) starts here and ends before. */
+export const QUIET_CATCH_UP_MS = 30;
+/** A write at most this big into an idle mirror is parsed inline (~20–100 µs; a spinner frame
+ * or a prompt redraw), saving the wake-up of a scheduled parse. */
+export const INLINE_WRITE_MAX_BYTES = 4 * 1024;
+/** Budgeted parsing goes in slices this big (~1–1.5 ms), so the bucket is overdrawn by little. */
+export const BUDGET_SLICE_BYTES = 64 * 1024;
+/** One event-loop turn parses at most this long, so a catch-up never holds the loop for long. */
+export const PARSE_TURN_MAX_MS = 8;
 /** A title is stored bounded (agents and malicious output may send megabytes). */
 export const TITLE_MAX_CHARS = 512;
 /** How many title change times are kept, enough to tell an animating spinner from a still one. */
@@ -71,7 +110,9 @@ export const DEFAULT_SCROLLBACK_LINES = 0;
  */
 export const STRING_PAYLOAD_MAX_UNITS = 64 * 1024;
 
-/** Longest OSC payload the skip salvage will look at; longer ones are titles we bound anyway. */
+/** How far into the retained bytes a cut looks for the start of a redraw (several typical frames). */
+const REDRAW_SEARCH_MAX_BYTES = 128 * 1024;
+/** Longest OSC payload the skip salvage keeps; longer ones are titles we bound anyway. */
 const SALVAGE_OSC_MAX_BYTES = 64 * 1024;
 /** OSC sequences kept from skipped bytes (the newest): enough for a title's recent changes. */
 const SALVAGE_OSC_MAX_COUNT = 16;
@@ -98,7 +139,26 @@ export interface ScreenOptions {
   /** Overrides the flow-control marks (tests); defaults are the constants above. */
   readonly backlogHighBytes?: number;
   readonly backlogLowBytes?: number;
+  /** Overrides the live main-thread mirror's pacing (tests); defaults are the constants above. */
+  readonly pacing?: Partial<ParsePacing>;
 }
+
+/** How the live main-thread mirror paces its parse (see the constants of the same names). */
+export interface ParsePacing {
+  readonly budgetMsPerSecond: number;
+  readonly burstMs: number;
+  readonly resumeMs: number;
+  readonly windowBytes: number;
+  readonly quietMs: number;
+}
+
+const DEFAULT_PACING: ParsePacing = {
+  budgetMsPerSecond: PARSE_BUDGET_MS_PER_S,
+  burstMs: PARSE_BURST_MS,
+  resumeMs: PARSE_RESUME_MS,
+  windowBytes: BUDGET_WINDOW_BYTES,
+  quietMs: QUIET_CATCH_UP_MS,
+};
 
 export interface ScreenEvidence {
   readonly title: TitleEvidence | undefined;
@@ -120,10 +180,24 @@ export interface ScreenStats {
   readonly parsedBytes: number;
 }
 
+/** What the mirrors made by `createScreen` report beyond `ScreenStats`. */
+export interface MirrorStats extends ScreenStats {
+  /** Times the backlog was cut (each a discontinuity in what was parsed). */
+  readonly cuts: number;
+  /** Times live parsing stopped because the parse budget was spent (live main-thread mirror). */
+  readonly budgetWaits: number;
+  /** Times the mirror caught up without a budget because output went quiet. */
+  readonly quietCatchUps: number;
+  /** Time spent parsing, where it is measured (the live main-thread mirror); else undefined. */
+  readonly parseMs: number | undefined;
+}
+
 export interface Screen {
   /** Resolves once these bytes are parsed (or skipped by flow control, and the bytes after
-   * them parsed). Never throws, never waits for anything but the parser. The screen holds on
-   * to `data` until then: do not reuse the buffer. */
+   * them parsed). Never throws, never waits for anything but the parser. A small write into an
+   * idle main-thread mirror is parsed before this returns (the promise is then already
+   * resolved); anything else is parsed later, in order. The screen holds on to `data` until
+   * then: do not reuse the buffer. */
   write(data: Uint8Array | string): Promise<void>;
   /** Applied in order with writes: bytes written before it are parsed at the old size. */
   resize(cols: number, rows: number): Promise<void>;
@@ -139,7 +213,19 @@ export interface Screen {
   dispose(): void;
 }
 
-export function createScreen(options: ScreenOptions): Screen {
+/** The mirror as its owner (the live session, replay) holds it. */
+export interface ScreenMirror extends Screen {
+  stats(): MirrorStats;
+  /**
+   * Parses everything written so far without the parse budget, as fast as the parser goes (in
+   * turns of at most PARSE_TURN_MAX_MS); resolves once it is parsed (or skipped). For the end
+   * of a session: the agent exited, so the last screen must be final now, not when the budget
+   * allows. Later writes are budgeted as usual.
+   */
+  flush(): Promise<void>;
+}
+
+export function createScreen(options: ScreenOptions): ScreenMirror {
   return options.worker === true ? new WorkerScreen(options) : new LocalScreen(options);
 }
 
@@ -562,7 +648,47 @@ export class StringPayloadLimiter {
 
 // ---- flow control, shared by the main-thread and the worker mirror --------------------------
 
-abstract class FlowControlledScreen implements Screen {
+/**
+ * A token bucket of parse time (ms), refilled with wall time. Charged with the measured
+ * duration of each synchronous parse; the debt is floored at one burst, so an unbudgeted
+ * catch-up does not silence budgeted parsing for seconds afterwards.
+ */
+class ParseBudget {
+  private tokensMs: number;
+  private refilledAtMs: number;
+
+  constructor(
+    private readonly pacing: ParsePacing,
+    private readonly nowMs: () => number,
+  ) {
+    this.tokensMs = pacing.burstMs;
+    this.refilledAtMs = nowMs();
+  }
+
+  get tokens(): number {
+    return this.tokensMs;
+  }
+
+  refill(): number {
+    const nowMs = this.nowMs();
+    this.tokensMs = Math.min(this.pacing.burstMs, this.tokensMs + ((nowMs - this.refilledAtMs) * this.pacing.budgetMsPerSecond) / 1000);
+    this.refilledAtMs = nowMs;
+    return this.tokensMs;
+  }
+
+  charge(ms: number): void {
+    this.tokensMs = Math.max(this.tokensMs - ms, -this.pacing.burstMs);
+  }
+
+  /** How long until the bucket holds `levelMs` (Infinity with a zero budget). */
+  msUntil(levelMs: number): number {
+    const missingMs = levelMs - this.tokensMs;
+    if (missingMs <= 0) return 0;
+    return this.pacing.budgetMsPerSecond > 0 ? (missingMs * 1000) / this.pacing.budgetMsPerSecond : Number.POSITIVE_INFINITY;
+  }
+}
+
+abstract class FlowControlledScreen implements ScreenMirror {
   protected readonly clock: Clock;
   protected readonly isExact: boolean;
   private readonly backlogHighBytes: number;
@@ -582,18 +708,47 @@ abstract class FlowControlledScreen implements Screen {
 
   private parsedBytes = 0;
   private skippedBytes = 0;
+  private cuts = 0;
   protected isDisposed = false;
 
-  constructor(options: ScreenOptions, inFlightMaxBytes: number) {
+  // Pacing (the live main-thread mirror only; undefined elsewhere). Times are performance.now()
+  // milliseconds: the budget is about CPU, not about the session clock (a manual one in tests).
+  /** Set when the subclass parses synchronously in `send`, so each slice can be timed. */
+  protected readonly pacing: ParsePacing | undefined;
+  private readonly budget: ParseBudget | undefined;
+  private lastWriteAtMs = 0;
+  private turnStartMs = 0;
+  /** The bucket ran dry with bytes waiting: parsing resumes at `resumeMs` tokens (or at quiet). */
+  private isWaitingForBudget = false;
+  /** Output went quiet: parse without the budget until idle or until the next write. */
+  private isCatchingUp = false;
+  /** `flush()` calls not yet resolved: the budget is lifted while any is pending. */
+  private flushesPending = 0;
+  /** A cut happened since the mirror was last idle: what is parsed is a window anyway. */
+  private isLossy = false;
+  private budgetWaits = 0;
+  private quietCatchUps = 0;
+  private parseMs = 0;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAtMs = Number.POSITIVE_INFINITY;
+  private wakeImmediate: NodeJS.Immediate | undefined;
+  private isQuietCheckDue = false;
+
+  constructor(options: ScreenOptions, inFlightMaxBytes: number, isPaced: boolean) {
     this.inFlightMaxBytes = inFlightMaxBytes;
     this.clock = options.clock;
     this.isExact = options.exact ?? false;
     this.backlogHighBytes = options.backlogHighBytes ?? BACKLOG_HIGH_BYTES;
     this.backlogLowBytes = Math.min(options.backlogLowBytes ?? BACKLOG_LOW_BYTES, this.backlogHighBytes);
+    if (isPaced && !this.isExact) {
+      this.pacing = { ...DEFAULT_PACING, ...options.pacing };
+      this.budget = new ParseBudget(this.pacing, () => performance.now());
+    }
   }
 
   /** Starts parsing `item` (already the in-flight tail); must lead to one `completeHead()` per
-   * item, in order. `isIdle`: nothing else is in flight. */
+   * item, in order. `isIdle`: nothing else is in flight. When `pacing` is set, it must parse
+   * synchronously (complete before returning). */
   protected abstract send(item: QueueItem, isIdle: boolean): void;
   protected abstract disposeParser(): void;
   abstract view(): ScreenView;
@@ -602,27 +757,61 @@ abstract class FlowControlledScreen implements Screen {
   write(data: Uint8Array | string): Promise<void> {
     if (this.isDisposed || data.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const wasIdle = this.isIdle();
       this.backlog.push({ kind: 'data', data, atMs: this.clock.nowMs(), waiters: [resolve] });
       this.backlogBytes += data.length;
-      // Pump first: whatever fits in flight is parsed, only the rest can be skipped.
-      this.pump();
-      if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog();
+      if (this.pacing === undefined) {
+        // Pump first: whatever fits in flight is parsed, only the rest can be skipped.
+        this.pump();
+        if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog(this.backlogLowBytes);
+        return;
+      }
+      this.lastWriteAtMs = performance.now();
+      // Output resumed: a quiet catch-up is over, the budget applies again.
+      this.isCatchingUp = false;
+      if (wasIdle && data.length <= INLINE_WRITE_MAX_BYTES && this.mayParseInline()) {
+        this.runTurn();
+        return;
+      }
+      if (this.backlogBytes > this.backlogHighBytes) this.cutBacklog(this.backlogLowBytes);
+      this.scheduleTurn();
     });
   }
 
   resize(cols: number, rows: number): Promise<void> {
     if (this.isDisposed) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const wasIdle = this.isIdle();
       this.backlog.push({ kind: 'resize', cols, rows, waiters: [resolve] });
-      this.pump();
+      if (this.pacing === undefined) this.pump();
+      else if (wasIdle) this.runTurn();
+      else this.scheduleTurn();
     });
   }
 
-  stats(): ScreenStats {
+  flush(): Promise<void> {
+    const last = this.backlog[this.backlog.length - 1] ?? this.inFlight[this.inFlight.length - 1];
+    if (this.isDisposed || last === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      // Resolved with the last item written so far; a cut carries it on to the retained bytes.
+      this.flushesPending += 1;
+      last.waiters.push(() => {
+        this.flushesPending -= 1;
+        resolve();
+      });
+      if (this.pacing !== undefined) this.scheduleTurn();
+    });
+  }
+
+  stats(): MirrorStats {
     return {
       queuedBytes: this.inFlightBytes + this.backlogBytes,
       skippedBytes: this.skippedBytes,
       parsedBytes: this.parsedBytes,
+      cuts: this.cuts,
+      budgetWaits: this.budgetWaits,
+      quietCatchUps: this.quietCatchUps,
+      parseMs: this.pacing === undefined ? undefined : this.parseMs,
     };
   }
 
@@ -633,6 +822,7 @@ abstract class FlowControlledScreen implements Screen {
   dispose(): void {
     if (this.isDisposed) return;
     this.isDisposed = true;
+    this.cancelWakes();
     const waiting = [...this.inFlight, ...this.backlog];
     this.inFlight = [];
     this.backlog = [];
@@ -674,6 +864,130 @@ abstract class FlowControlledScreen implements Screen {
     this.pump();
   }
 
+  private isIdle(): boolean {
+    return this.backlogHead === this.backlog.length && this.isParserIdle();
+  }
+
+  private isBudgetLifted(): boolean {
+    return this.isCatchingUp || this.flushesPending > 0;
+  }
+
+  private mayParseInline(): boolean {
+    if (this.isBudgetLifted()) return true;
+    return !this.isWaitingForBudget && (this.budget?.refill() ?? 0) > 0;
+  }
+
+  /**
+   * One turn of paced parsing: decides whether to parse now and what to cut first, parses for
+   * at most PARSE_TURN_MAX_MS (and, under the budget, while tokens last), then schedules the
+   * next turn.
+   */
+  private runTurn(): void {
+    const budget = this.budget;
+    if (this.isDisposed || budget === undefined) return;
+    this.turnStartMs = performance.now();
+    const tokens = budget.refill();
+    if (this.isBudgetLifted()) {
+      this.isWaitingForBudget = false;
+      // After a lossy flood the newest window is as good as more, and far quicker to parse.
+      if (this.isLossy) this.cutTo(this.pacing?.windowBytes ?? BUDGET_WINDOW_BYTES);
+    } else if (this.isWaitingForBudget) {
+      if (tokens < (this.pacing?.resumeMs ?? PARSE_RESUME_MS)) {
+        this.scheduleTurn();
+        return;
+      }
+      this.isWaitingForBudget = false;
+      this.cutTo(this.pacing?.windowBytes ?? BUDGET_WINDOW_BYTES);
+    }
+    this.pump();
+    if (this.isIdle()) {
+      this.isLossy = false;
+      this.isCatchingUp = false;
+    }
+    this.scheduleTurn();
+  }
+
+  private cutTo(targetBytes: number): void {
+    if (this.backlogBytes > targetBytes) this.cutBacklog(targetBytes);
+  }
+
+  /** Paced: may the pump loop parse one more slice in this turn? */
+  private mayParseMore(): boolean {
+    if (this.budget === undefined) return true;
+    if (performance.now() - this.turnStartMs >= PARSE_TURN_MAX_MS) return false;
+    return this.isBudgetLifted() || this.budget.tokens > 0;
+  }
+
+  /** Arms the one wake-up the paced mirror needs next, if any. */
+  private scheduleTurn(): void {
+    const budget = this.budget;
+    const pacing = this.pacing;
+    if (this.isDisposed || budget === undefined || pacing === undefined) return;
+    if (this.isIdle()) {
+      this.cancelWakes();
+      return;
+    }
+    if (this.isBudgetLifted() || (!this.isWaitingForBudget && budget.tokens > 0)) {
+      this.armImmediate(false);
+      return;
+    }
+    if (!this.isWaitingForBudget) {
+      this.isWaitingForBudget = true;
+      this.budgetWaits += 1;
+    }
+    const nowMs = performance.now();
+    this.armTimer(Math.min(nowMs + budget.msUntil(pacing.resumeMs), this.lastWriteAtMs + pacing.quietMs));
+  }
+
+  private armImmediate(isQuietCheck: boolean): void {
+    this.isQuietCheckDue ||= isQuietCheck;
+    if (this.wakeImmediate !== undefined) return;
+    this.wakeImmediate = setImmediate(() => this.onImmediate());
+  }
+
+  /** A timer that fires later than needed is replaced; an earlier one is kept (it re-plans). */
+  private armTimer(atMs: number): void {
+    if (this.wakeTimer !== undefined && this.wakeAtMs <= atMs + 1) return;
+    if (this.wakeTimer !== undefined) clearTimeout(this.wakeTimer);
+    this.wakeAtMs = atMs;
+    this.wakeTimer = setTimeout(() => this.onTimer(), Math.max(0, Math.ceil(atMs - performance.now())));
+  }
+
+  private cancelWakes(): void {
+    if (this.wakeTimer !== undefined) clearTimeout(this.wakeTimer);
+    if (this.wakeImmediate !== undefined) clearImmediate(this.wakeImmediate);
+    this.wakeTimer = undefined;
+    this.wakeImmediate = undefined;
+    this.wakeAtMs = Number.POSITIVE_INFINITY;
+    this.isQuietCheckDue = false;
+  }
+
+  private isQuiet(): boolean {
+    return performance.now() - this.lastWriteAtMs >= (this.pacing?.quietMs ?? QUIET_CATCH_UP_MS);
+  }
+
+  private onTimer(): void {
+    this.wakeTimer = undefined;
+    this.wakeAtMs = Number.POSITIVE_INFINITY;
+    if (this.isDisposed) return;
+    // Quiet only if it still is after this turn's I/O: a timer runs before the poll phase, so
+    // after a busy stretch of the main thread, output may be waiting that just was not read yet.
+    if (this.isQuiet()) this.armImmediate(true);
+    else this.runTurn();
+  }
+
+  private onImmediate(): void {
+    this.wakeImmediate = undefined;
+    const isQuietCheck = this.isQuietCheckDue;
+    this.isQuietCheckDue = false;
+    if (this.isDisposed) return;
+    if (isQuietCheck && !this.isCatchingUp && this.isQuiet()) {
+      this.isCatchingUp = true;
+      this.quietCatchUps += 1;
+    }
+    this.runTurn();
+  }
+
   /** Sends backlog to the parser up to the in-flight cap; a resize waits until it is idle. */
   private pump(): void {
     // The parser may complete inline, calling back into here from inside `send`; the guard
@@ -688,6 +1002,7 @@ abstract class FlowControlledScreen implements Screen {
   }
 
   private pumpLoop(): void {
+    const pieceMaxBytes = this.pacing === undefined ? PIECE_MAX_BYTES : BUDGET_SLICE_BYTES;
     while (!this.isDisposed && this.backlogHead < this.backlog.length) {
       const item = this.backlog[this.backlogHead];
       if (item === undefined) break;
@@ -699,13 +1014,20 @@ abstract class FlowControlledScreen implements Screen {
         continue;
       }
       if (this.inFlightBytes >= this.inFlightMaxBytes) break;
+      if (!this.mayParseMore()) break;
+      const startedMs = this.pacing === undefined ? 0 : performance.now();
       if (this.salvage !== undefined) this.replaySalvage(this.salvage, item.atMs);
-      const piece = takePiece(item.data);
+      const piece = takePiece(item.data, pieceMaxBytes);
       const isWhole = piece.length === item.data.length;
       if (isWhole) this.takeFromBacklog();
       else item.data = typeof item.data === 'string' ? item.data.slice(piece.length) : item.data.subarray(piece.length);
       this.backlogBytes -= piece.length;
       this.sendItem({ kind: 'data', data: piece, atMs: item.atMs, waiters: isWhole ? item.waiters : [] });
+      if (this.budget !== undefined) {
+        const tookMs = performance.now() - startedMs;
+        this.budget.charge(tookMs);
+        this.parseMs += tookMs;
+      }
     }
     this.compactBacklog();
   }
@@ -733,15 +1055,18 @@ abstract class FlowControlledScreen implements Screen {
   }
 
   /**
-   * Skips the oldest backlog until only the newest `backlogLowBytes` remain. Resizes are kept
-   * (they are tiny and the size must stay right); the waiters of skipped writes move to the
-   * next retained write, so "write resolved" still means "the screen is as current as it gets".
+   * Skips the oldest backlog until only the newest `keepBytes` remain. Resizes are kept (they
+   * are tiny and the size must stay right); the waiters of skipped writes move to the next
+   * retained write, so "write resolved" still means "the screen is as current as it gets".
    */
-  private cutBacklog(): void {
+  private cutBacklog(keepBytes: number): void {
     const kept: QueueItem[] = [];
     let carried: (() => void)[] = [];
     const salvage: Salvage = this.salvage ?? { altScreen: undefined, oscs: [], bellAtMs: undefined };
-    let excess = this.backlogBytes - this.backlogLowBytes;
+    let excess = this.backlogBytes - keepBytes;
+    if (excess <= 0) return;
+    this.cuts += 1;
+    this.isLossy = true;
     for (let i = this.backlogHead; i < this.backlog.length; i++) {
       const item = this.backlog[i];
       if (item === undefined) continue;
@@ -769,8 +1094,20 @@ abstract class FlowControlledScreen implements Screen {
         kept.push(item);
       }
     }
-    // Only when everything was skipped (backlogLowBytes = 0) is anything left carried.
+    // Only when everything was skipped (keepBytes = 0) is anything left carried.
     for (const resolve of carried) resolve();
+    const first = kept.find((item): item is DataItem => item.kind === 'data');
+    if (first !== undefined) {
+      // Start on a redraw rather than mid-frame, where a lost cursor move would print the
+      // rest of the frame in the wrong place (on a row the TUI may never redraw).
+      const skip = redrawStart(first.data, Math.min(keepBytes / 2, REDRAW_SEARCH_MAX_BYTES));
+      if (skip > 0) {
+        salvageFrom(first.data.slice(0, skip), first.atMs, salvage);
+        this.skippedBytes += skip;
+        this.backlogBytes -= skip;
+        first.data = typeof first.data === 'string' ? first.data.slice(skip) : copyBytes(first.data, skip);
+      }
+    }
     this.backlog = kept;
     this.backlogHead = 0;
     this.salvage = salvage;
@@ -792,13 +1129,13 @@ abstract class FlowControlledScreen implements Screen {
   }
 }
 
-/** The mirror on the main thread. */
+/** The mirror on the main thread. Live (not exact), it parses inline in paced turns. */
 class LocalScreen extends FlowControlledScreen {
   private readonly mirror: MirrorTerminal;
   private lastView: ScreenView | undefined;
 
   constructor(options: ScreenOptions) {
-    super(options, IN_FLIGHT_MAX_BYTES);
+    super(options, IN_FLIGHT_MAX_BYTES, true);
     this.mirror = new MirrorTerminal(
       options.cols,
       options.rows,
@@ -824,7 +1161,9 @@ class LocalScreen extends FlowControlledScreen {
       this.completeHead();
       return;
     }
-    this.mirror.write(item.data, this.isExact && isIdle, () => this.completeHead());
+    // Paced, every send is inline (the flow control sends only into an idle parser and times
+    // it); exact, inline when idle, so a replay awaiting every write is not bound to xterm's timer.
+    this.mirror.write(item.data, this.pacing !== undefined || (this.isExact && isIdle), () => this.completeHead());
   }
 
   protected disposeParser(): void {
@@ -885,7 +1224,8 @@ class WorkerScreen extends FlowControlledScreen {
   };
 
   constructor(options: ScreenOptions) {
-    super(options, WORKER_IN_FLIGHT_MAX_BYTES);
+    // The worker parses as fast as it can: its time is not the passthrough's thread's.
+    super(options, WORKER_IN_FLIGHT_MAX_BYTES, false);
     const path = screenWorkerPath();
     if (!existsSync(path)) throw new ScreenWorkerMissingError(path);
     const init: ScreenWorkerInit = {
@@ -999,25 +1339,76 @@ function sameView(a: ScreenView, b: Omit<ScreenView, 'revision'>): boolean {
  * Collects what skipped bytes said out of band: complete OSC sequences (the newest few), the
  * last BEL outside an OSC, and the last alternate-screen switch, each with the skipped write's
  * arrival time. Sequences cut by a chunk boundary are missed; this is best effort.
+ *
+ * Under a flood almost every byte passes through here, so every search is a native one for a
+ * byte that is rare in terminal output (`]`, `?`, BEL, CAN, SUB), with each position reused
+ * until passed: linear time, ~0.1 ms per MB. A search led by ESC would stop at every escape
+ * sequence of a TUI (one every few bytes) and was measured 10x slower.
  */
 function salvageFrom(data: Chunk, atMs: number, salvage: Salvage): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const alt = lastAltScreenSwitch(bytes);
   if (alt !== undefined) salvage.altScreen = alt;
+  const nextBel = nextFinder(bytes, BEL);
+  const nextCan = nextFinder(bytes, CAN);
+  const nextSub = nextFinder(bytes, SUB);
+  const nextBracket = nextFinder(bytes, 0x5d);
   let scanFrom = 0;
   for (;;) {
-    const oscStart = bytes.indexOf('\x1b]', scanFrom, 'latin1');
-    const bell = bytes.indexOf(BEL, scanFrom);
-    if (bell !== -1 && (oscStart === -1 || bell < oscStart)) salvage.bellAtMs = atMs;
-    if (oscStart === -1) return;
-    const end = oscEnd(bytes, oscStart + 2);
-    if (end === undefined) return;
-    if (end.isComplete && end.payloadEnd - oscStart <= SALVAGE_OSC_MAX_BYTES) {
-      salvage.oscs.push({ sequence: `\x1b]${bytes.toString('utf8', oscStart + 2, end.payloadEnd)}\x07`, atMs });
+    // The next OSC opener, ESC ]: found by its rare second byte.
+    let bracket = nextBracket(Math.max(scanFrom, 1));
+    while (bracket < bytes.length && bytes[bracket - 1] !== ESC) bracket = nextBracket(bracket + 1);
+    const oscStart = bracket >= bytes.length ? bytes.length : bracket - 1;
+    if (nextBel(scanFrom) < oscStart) salvage.bellAtMs = atMs;
+    if (bracket >= bytes.length) return;
+    const payloadStart = bracket + 1;
+    // What ends it: BEL or ST (ESC \) complete it; CAN, SUB or any other ESC abort it, as in
+    // xterm's parser. ESC is frequent, but the next one after an opener is near.
+    const escAt = bytes.indexOf(ESC, payloadStart);
+    const end = Math.min(nextBel(payloadStart), nextCan(payloadStart), nextSub(payloadStart), escAt === -1 ? bytes.length : escAt);
+    if (end >= bytes.length) return;
+    const byte = bytes[end];
+    const isComplete = byte === BEL || (byte === ESC && bytes[end + 1] === 0x5c);
+    if (isComplete && end - payloadStart <= SALVAGE_OSC_MAX_BYTES) {
+      salvage.oscs.push({ sequence: `\x1b]${bytes.toString('utf8', payloadStart, end)}\x07`, atMs });
       if (salvage.oscs.length > SALVAGE_OSC_MAX_COUNT) salvage.oscs.shift();
     }
-    scanFrom = end.next;
+    // An aborting ESC starts the next sequence, so scanning resumes on it.
+    scanFrom = byte === ESC ? (isComplete ? end + 2 : end) : end + 1;
   }
+}
+
+/** `(from) => the first index >= from holding byte` (bytes.length if none), each search reused until passed. */
+function nextFinder(bytes: Buffer, byte: number): (from: number) => number {
+  let found = -1;
+  return (from) => {
+    if (found < from) {
+      const at = bytes.indexOf(byte, from);
+      found = at === -1 ? bytes.length : at;
+    }
+    return found;
+  };
+}
+
+/** What marks the start of a redraw: a synchronized update, a cleared screen, the cursor sent home. */
+const REDRAW_MARKERS = ['\x1b[?2026h', '\x1b[2J', '\x1b[H', '\x1b[1;1H'] as const;
+
+/**
+ * Where the first redraw in `data` starts (searching its first `limit` units): the earliest
+ * redraw marker, else the start of the first full line; 0 when neither is there (plain text
+ * without a newline: nothing better to start on).
+ */
+function redrawStart(data: Chunk, limit: number): number {
+  const head = typeof data === 'string' ? data.slice(0, limit) : Buffer.from(data.buffer, data.byteOffset, Math.min(limit, data.byteLength));
+  const find = (needle: string): number => (typeof head === 'string' ? head.indexOf(needle) : head.indexOf(needle, 0, 'latin1'));
+  let best = -1;
+  for (const marker of REDRAW_MARKERS) {
+    const at = find(marker);
+    if (at !== -1 && (best === -1 || at < best)) best = at;
+  }
+  if (best !== -1) return best;
+  const newline = find('\n');
+  return newline === -1 ? 0 : newline + 1;
 }
 
 /** A fresh copy from `start` on: Buffer#slice would return a view, not a copy. */
@@ -1025,12 +1416,12 @@ function copyBytes(bytes: Uint8Array, start: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes.subarray(start));
 }
 
-/** Splits off at most PIECE_MAX_BYTES, never between the halves of a UTF-16 surrogate pair. */
-function takePiece(data: Chunk): Chunk {
-  if (data.length <= PIECE_MAX_BYTES) return data;
-  if (typeof data !== 'string') return data.subarray(0, PIECE_MAX_BYTES);
-  const lastUnit = data.charCodeAt(PIECE_MAX_BYTES - 1);
-  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? PIECE_MAX_BYTES - 1 : PIECE_MAX_BYTES;
+/** Splits off at most `maxBytes`, never between the halves of a UTF-16 surrogate pair. */
+function takePiece(data: Chunk, maxBytes: number): Chunk {
+  if (data.length <= maxBytes) return data;
+  if (typeof data !== 'string') return data.subarray(0, maxBytes);
+  const lastUnit = data.charCodeAt(maxBytes - 1);
+  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? maxBytes - 1 : maxBytes;
   return data.slice(0, end);
 }
 
@@ -1071,42 +1462,22 @@ function boundedCopy(text: string, maxChars: number): string {
   return Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le');
 }
 
-/** The last `CSI ? 1049|1047|47 h|l` in `bytes`: true = alternate screen, false = normal. */
-function lastAltScreenSwitch(bytes: Buffer): boolean | undefined {
-  let best = -1;
-  let isAlt: boolean | undefined;
-  for (const mode of ['1049', '1047', '47']) {
-    for (const [suffix, alt] of [['h', true], ['l', false]] as const) {
-      const at = bytes.lastIndexOf(`\x1b[?${mode}${suffix}`, undefined, 'latin1');
-      if (at > best) {
-        best = at;
-        isAlt = alt;
-      }
-    }
-  }
-  return isAlt;
-}
-
 /**
- * Finds what ends an OSC payload starting at `from`, looking at most SALVAGE_OSC_MAX_BYTES
- * ahead (so many OSCs in a large skipped chunk cost linear time): BEL or ST (ESC \) complete
- * it; CAN, SUB or any other ESC abort it, as in xterm's parser. Undefined when the bytes end
- * first; an overlong payload is reported incomplete.
+ * The last `CSI ? 1049|1047|47 h|l` in `bytes`: true = alternate screen, false = normal. Walks
+ * back over `?` (a few per TUI frame) rather than searching each sequence from its ESC.
  */
-function oscEnd(bytes: Buffer, from: number): { payloadEnd: number; next: number; isComplete: boolean } | undefined {
-  const window = bytes.subarray(from, from + SALVAGE_OSC_MAX_BYTES);
-  let end = window.length;
-  for (const terminator of [BEL, ESC, CAN, SUB]) {
-    const at = window.indexOf(terminator);
-    if (at !== -1 && at < end) end = at;
+function lastAltScreenSwitch(bytes: Buffer): boolean | undefined {
+  for (let at = bytes.lastIndexOf(0x3f); at >= 2; at = bytes.lastIndexOf(0x3f, at - 1)) {
+    if (bytes[at - 1] !== 0x5b || bytes[at - 2] !== ESC) continue;
+    let mode = 0;
+    let end = at + 1;
+    for (; end < bytes.length && end - at <= 5; end++) {
+      const digit = (bytes[end] as number) - 0x30;
+      if (digit < 0 || digit > 9) break;
+      mode = mode * 10 + digit;
+    }
+    const final = bytes[end];
+    if (end > at + 1 && (final === 0x68 || final === 0x6c) && (mode === 1049 || mode === 1047 || mode === 47)) return final === 0x68;
   }
-  if (end === window.length) {
-    return from + end >= bytes.length ? undefined : { payloadEnd: from + end, next: from + end, isComplete: false };
-  }
-  const byte = window[end];
-  const at = from + end;
-  if (byte === BEL) return { payloadEnd: at, next: at + 1, isComplete: true };
-  if (byte === ESC && bytes[at + 1] === 0x5c) return { payloadEnd: at, next: at + 2, isComplete: true };
-  // An aborting ESC starts the next sequence, so scanning resumes on it.
-  return { payloadEnd: at, next: byte === ESC ? at : at + 1, isComplete: false };
+  return undefined;
 }
