@@ -33,8 +33,6 @@ import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } f
 import type { ModeState } from './terminal.js';
 import * as nodePty from 'node-pty';
 
-/** CAN: what the taps get where the native relay had to drop output they fell behind on. */
-const GAP_MARK = Buffer.from([0x18]);
 
 /** Read size when draining the pty by hand after libuv's early EOF (see the 'end' handler). */
 const DRAIN_READ_BYTES = 64 * 1024;
@@ -74,8 +72,10 @@ export interface PtySpawnOptions {
     readonly inFd: number;
     readonly outFd: number;
     readonly lossless: boolean;
-    /** How far onData may fall behind before its oldest bytes are dropped (RELAY_TAP_MAX_BYTES). */
+    /** How far a lossless onData may fall behind before the relay waits (RELAY_TAP_MAX_BYTES). */
     readonly tapMaxBytes?: number;
+    /** The newest output kept for onData while it is not draining (RELAY_TAP_WINDOW_BYTES). */
+    readonly tapWindowBytes?: number;
   };
 }
 
@@ -138,10 +138,12 @@ export interface PtyProcess {
   readonly ptsName: string;
   /**
    * Output as it arrives (with the native relay: after it was written to the terminal, in
-   * batches, and a CAN byte where bytes the listeners fell too far behind on were dropped).
+   * batches; where the listeners fell behind a flood, a CAN, what was salvaged, and the newest
+   * bytes — see adapters/relay.ts). `isFlooding`: taken during a flood, more follows within
+   * FLOOD_DRAIN_INTERVAL_MS.
    * Listeners run synchronously, in subscription order.
    */
-  onData(listener: (chunk: Buffer) => void): () => void;
+  onData(listener: (chunk: Buffer, isFlooding: boolean) => void): () => void;
   /** 'native' when the relay thread carries the bytes (see PtySpawnOptions.passthrough). */
   readonly passthrough: 'native' | 'caller';
   /** Why the native relay is not in use, when passthrough was asked for and it is not. */
@@ -336,7 +338,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     readable.encoding = null;
   }
 
-  const dataListeners = new Set<(chunk: Buffer) => void>();
+  const dataListeners = new Set<(chunk: Buffer, isFlooding: boolean) => void>();
   const stopListeners = new Set<() => void>();
   let dataCount = 0;
   let lastDataAtMs = performance.now();
@@ -351,8 +353,8 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
   // only safe while it is empty. Absent in another version: every write goes through node-pty.
   const queue = (term as unknown as { _writeStream?: { _writeQueue?: unknown } })._writeStream?._writeQueue;
   const directWriteQueue = Array.isArray(queue) ? (queue as readonly unknown[]) : undefined;
-  const dispatch = (chunk: Buffer): void => {
-    for (const listener of dataListeners) listener(chunk);
+  const dispatch = (chunk: Buffer, isFlooding = false): void => {
+    for (const listener of dataListeners) listener(chunk, isFlooding);
     dataCount += 1;
     lastDataAtMs = performance.now();
   };
@@ -433,11 +435,10 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     // tick, so the read is stopped on the handle and the stream's _read made inert. No event
     // loop turn has passed since the spawn, so no byte was read here.
     stopSocketReads(socket);
-    const onBatch = (batch: RelayBatch): void => {
+    const onBatch = (batch: RelayBatch, isFlooding: boolean): void => {
       relayModes.revision = batch.modesRevision;
       relayModes.reset = batch.modesReset;
-      if (batch.droppedOutput > 0) dispatch(GAP_MARK);
-      if (batch.output !== undefined) dispatch(batch.output);
+      if (batch.output !== undefined) dispatch(batch.output, isFlooding);
       if (batch.input !== undefined) for (const listener of inputListeners) listener(batch.input);
       if (batch.stopped) {
         isReadEnded = true;

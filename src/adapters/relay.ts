@@ -22,8 +22,29 @@ export const RELAY_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'agentwra
  */
 export const RELAY_TAP_MAX_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Without a recording, the taps only hold this much of the newest output while the main
+ * thread is not draining: a flood then costs JS a bounded copy per drain instead of every byte,
+ * and what it skipped is salvaged on the thread (OSC titles/progress/notifications/marks, a
+ * bell, alternate-screen switches) and handed over first, after a CAN. The mirror's own parse
+ * window (screen.ts BUDGET_WINDOW_BYTES) is the same size: it never wants more.
+ */
+export const RELAY_TAP_WINDOW_BYTES = 512 * 1024;
+
+/**
+ * While output floods, the main thread drains the taps at most this often (the mirror shows
+ * one recent screen per drain); a drain after output went quiet, or at the end, is never held.
+ */
+export const FLOOD_DRAIN_INTERVAL_MS = 200;
+
+/** Why the thread asked for a drain (src/native/relay.c). */
+const REASON_SIZE = 1;
+
 export interface RelayBatch {
-  /** Output already written to the terminal, in order, since the last batch. */
+  /**
+   * Output already written to the terminal, in order, since the last batch. After a gap (the
+   * taps fell behind) it starts with a CAN and what was salvaged from the gap.
+   */
   readonly output: Buffer | undefined;
   /** Keystrokes already written to the PTY, since the last batch. */
   readonly input: Buffer | undefined;
@@ -44,7 +65,15 @@ export interface RelayBatch {
 }
 
 interface NativeRelayModule {
-  start(masterFd: number, inFd: number, outFd: number, tapMaxBytes: number, lossless: boolean, onReady: () => void): unknown;
+  start(
+    masterFd: number,
+    inFd: number,
+    outFd: number,
+    tapMaxBytes: number,
+    lossless: boolean,
+    onReady: (reason: number) => void,
+    tapWindowBytes: number,
+  ): unknown;
   drain(handle: unknown): RelayBatch;
   writeOut(handle: unknown, data: Buffer): boolean;
   stop(handle: unknown): void;
@@ -80,8 +109,13 @@ export interface RelayOptions {
   /** Wait for the taps instead of dropping their oldest bytes (a recording is on). */
   readonly lossless: boolean;
   readonly tapMaxBytes?: number;
+  /** The newest output kept for the taps when they are not lossless (RELAY_TAP_WINDOW_BYTES). */
+  readonly tapWindowBytes?: number;
+  /** FLOOD_DRAIN_INTERVAL_MS, for tests. */
+  readonly floodDrainIntervalMs?: number;
   /** Runs on the main thread whenever there is something to take; never concurrently. */
-  readonly onBatch: (batch: RelayBatch) => void;
+  /** `isFlooding`: the batch was taken during a flood, and the next one follows within FLOOD_DRAIN_INTERVAL_MS. */
+  readonly onBatch: (batch: RelayBatch, isFlooding: boolean) => void;
 }
 
 export interface PassthroughRelay {
@@ -100,11 +134,36 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     resolveStopped = resolve;
   });
   let handle: unknown;
-  const onReady = (): void => {
+  let deferred: NodeJS.Timeout | undefined;
+  let lastDrainAtMs = Number.NEGATIVE_INFINITY;
+  const intervalMs = options.floodDrainIntervalMs ?? FLOOD_DRAIN_INTERVAL_MS;
+  const onReady = (reason: number): void => {
     if (isStopped || handle === undefined) return;
+    if (reason === REASON_SIZE && !options.lossless) {
+      // A flood: take the newest bytes a few times a second, not every chunk (the thread keeps
+      // the window and salvages the rest meanwhile).
+      if (deferred !== undefined) return;
+      const waitMs = lastDrainAtMs + intervalMs - performance.now();
+      if (waitMs > 0) {
+        deferred = setTimeout(() => {
+          deferred = undefined;
+          drainNow(true);
+        }, waitMs);
+        return;
+      }
+      drainNow(true);
+      return;
+    }
+    drainNow(false);
+  };
+  const drainNow = (isFlooding: boolean): void => {
+    if (deferred !== undefined) clearTimeout(deferred);
+    deferred = undefined;
+    if (isStopped || handle === undefined) return;
+    lastDrainAtMs = performance.now();
     const batch = module.drain(handle);
     try {
-      options.onBatch(batch);
+      options.onBatch(batch, isFlooding && !batch.stopped);
     } finally {
       // A throwing batch handler is the caller's bug and reported there; the relay still ends.
       if (batch.stopped) {
@@ -113,7 +172,15 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
       }
     }
   };
-  handle = module.start(options.masterFd, options.inFd, options.outFd, options.tapMaxBytes ?? RELAY_TAP_MAX_BYTES, options.lossless, onReady);
+  handle = module.start(
+    options.masterFd,
+    options.inFd,
+    options.outFd,
+    options.tapMaxBytes ?? RELAY_TAP_MAX_BYTES,
+    options.lossless,
+    onReady,
+    options.tapWindowBytes ?? RELAY_TAP_WINDOW_BYTES,
+  );
   return {
     writeOut(data) {
       if (isStopped) return false;

@@ -192,13 +192,22 @@ export interface MirrorStats extends ScreenStats {
   readonly parseMs: number | undefined;
 }
 
+export interface WriteOptions {
+  /**
+   * The writer knows more output follows within this many ms (the native relay hands over a
+   * flood a few times a second): the gap until then is not quiet, so the parse budget still
+   * applies instead of a catch-up per hand-over. Ignored by exact and worker mirrors.
+   */
+  readonly moreWithinMs?: number;
+}
+
 export interface Screen {
   /** Resolves once these bytes are parsed (or skipped by flow control, and the bytes after
    * them parsed). Never throws, never waits for anything but the parser. A small write into an
    * idle main-thread mirror is parsed before this returns (the promise is then already
    * resolved); anything else is parsed later, in order. The screen holds on to `data` until
    * then: do not reuse the buffer. */
-  write(data: Uint8Array | string): Promise<void>;
+  write(data: Uint8Array | string, options?: WriteOptions): Promise<void>;
   /** Applied in order with writes: bytes written before it are parsed at the old size. */
   resize(cols: number, rows: number): Promise<void>;
   /** The live viewport; the same object is returned until the screen actually changes. */
@@ -754,7 +763,7 @@ abstract class FlowControlledScreen implements ScreenMirror {
   abstract view(): ScreenView;
   abstract evidence(): ScreenEvidence;
 
-  write(data: Uint8Array | string): Promise<void> {
+  write(data: Uint8Array | string, options?: WriteOptions): Promise<void> {
     if (this.isDisposed || data.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const wasIdle = this.isIdle();
@@ -766,7 +775,8 @@ abstract class FlowControlledScreen implements ScreenMirror {
         if (!this.isExact && this.backlogBytes > this.backlogHighBytes) this.cutBacklog(this.backlogLowBytes);
         return;
       }
-      this.lastWriteAtMs = performance.now();
+      // Quiet is measured from the last write, or from when the writer said more would come.
+      this.lastWriteAtMs = performance.now() + Math.max(0, options?.moreWithinMs ?? 0);
       // Output resumed: a quiet catch-up is over, the budget applies again.
       this.isCatchingUp = false;
       if (wasIdle && data.length <= INLINE_WRITE_MAX_BYTES && this.mayParseInline()) {

@@ -68,8 +68,11 @@ export interface LaunchedSession {
   agentPid(): number | undefined;
   /** The PTY's current size. */
   size(): TerminalSize;
-  /** Output chunks, after they were written to the user's terminal. */
-  onOutput(listener: (chunk: Buffer) => void): () => void;
+  /**
+   * Output chunks, after they were written to the user's terminal. `isFlooding`: the native
+   * relay handed this over during a flood and more follows within FLOOD_DRAIN_INTERVAL_MS.
+   */
+  onOutput(listener: (chunk: Buffer, isFlooding: boolean) => void): () => void;
   /** Input chunks, after they were written to the agent. */
   onInput(listener: (chunk: Buffer) => void): () => void;
   /** New sizes, after the PTY was resized. */
@@ -117,7 +120,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
 
-  const outputTaps: Tap<[Buffer]> = new Set();
+  const outputTaps: Tap<[Buffer, boolean]> = new Set();
   const inputTaps: Tap<[Buffer]> = new Set();
   const resizeTaps: Tap<[number, number]> = new Set();
   const callTaps = <T extends unknown[]>(taps: Tap<T>, name: string, ...args: T): void => {
@@ -160,7 +163,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   });
 
   disposers.push(
-    pty.onData((chunk) => {
+    pty.onData((chunk, isFlooding) => {
       if (!isRelayed) terminal.write(chunk);
       tracker?.feed(chunk);
       if (modes.revision !== guardedRevision) {
@@ -174,7 +177,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
           }
         }
       }
-      callTaps(outputTaps, 'output', chunk);
+      callTaps(outputTaps, 'output', chunk, isFlooding);
     }),
   );
   disposers.push(

@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -49,8 +50,29 @@ static const int MODES_ON_BY_DEFAULT[] = {25, 7};
 #define OFF_COUNT (int)(sizeof MODES_OFF_BY_DEFAULT / sizeof MODES_OFF_BY_DEFAULT[0])
 #define ON_COUNT (int)(sizeof MODES_ON_BY_DEFAULT / sizeof MODES_ON_BY_DEFAULT[0])
 
+/*
+ * Salvage: what the taps must not miss when the relay drops old output they fell behind on
+ * (see tap()): OSC sequences (titles, progress, notifications, shell marks), a bell, and
+ * alternate-screen switches, each kept with the stream offset just after it. At a gap the
+ * ones inside it are handed over ahead of the newest bytes, as screen.ts does for its cuts.
+ */
+#define SALVAGE_EVENTS 32
+#define SALVAGE_EVENT_MAX 1024
+typedef struct {
+  double end_offset;
+  size_t len;
+  unsigned char bytes[SALVAGE_EVENT_MAX];
+} salvage_event_t;
+
 typedef struct {
   int state;
+  double offset;   /* output bytes fed so far (the position of the next byte) */
+  int osc_capturing;
+  size_t osc_len;  /* SIZE_MAX once too long to keep */
+  unsigned char osc[SALVAGE_EVENT_MAX];
+  salvage_event_t events[SALVAGE_EVENTS];
+  int event_next;  /* ring index of the next event to write */
+  int event_count;
   char params[MAX_PARAM_CHARS + 1];
   int params_len;
   int overflowed;
@@ -62,6 +84,37 @@ typedef struct {
   int sgr_dirty;
   double revision;
 } modes_t;
+
+static void salvage_push(modes_t *m, const unsigned char *bytes, size_t len, double end_offset) {
+  if (len > SALVAGE_EVENT_MAX) return;
+  int last = (m->event_next + SALVAGE_EVENTS - 1) % SALVAGE_EVENTS;
+  /* A run of bells is one bell. */
+  if (len == 1 && bytes[0] == 0x07 && m->event_count > 0 && m->events[last].len == 1 && m->events[last].bytes[0] == 0x07) {
+    m->events[last].end_offset = end_offset;
+    return;
+  }
+  salvage_event_t *event = &m->events[m->event_next];
+  memcpy(event->bytes, bytes, len);
+  event->len = len;
+  event->end_offset = end_offset;
+  m->event_next = (m->event_next + 1) % SALVAGE_EVENTS;
+  if (m->event_count < SALVAGE_EVENTS) m->event_count++;
+}
+
+static void osc_append(modes_t *m, const unsigned char *bytes, size_t len) {
+  if (!m->osc_capturing || m->osc_len == SIZE_MAX) return;
+  if (m->osc_len + len > SALVAGE_EVENT_MAX) {
+    m->osc_len = SIZE_MAX; /* a title that long is bounded by the mirror anyway */
+    return;
+  }
+  memcpy(m->osc + m->osc_len, bytes, len);
+  m->osc_len += len;
+}
+
+static void osc_finish(modes_t *m, double end_offset) {
+  if (m->osc_capturing && m->osc_len != SIZE_MAX) salvage_push(m, m->osc, m->osc_len, end_offset);
+  m->osc_capturing = 0;
+}
 
 static int mode_bit(int mode, int *is_on_by_default) {
   for (int i = 0; i < OFF_COUNT; i++)
@@ -121,7 +174,14 @@ static void modes_on_csi(modes_t *m, char final) {
       uint32_t before = m->changed;
       if (set) m->changed |= (1u << bit);
       else m->changed &= ~(1u << bit);
-      if (m->changed != before) m->revision += 1;
+      if (m->changed != before) {
+        m->revision += 1;
+        if (mode == 47 || mode == 1047 || mode == 1049) {
+          char switch_sequence[16];
+          int n = snprintf(switch_sequence, sizeof switch_sequence, "\x1b[?%d%c", (int)mode, final);
+          salvage_push(m, (const unsigned char *)switch_sequence, (size_t)n, m->offset);
+        }
+      }
     }
     return;
   }
@@ -163,8 +223,15 @@ static void modes_on_escape(modes_t *m, unsigned char byte) {
       m->params_len = 0;
       m->overflowed = 0;
       return;
-    case ']': case 'P': case '_': case '^': case 'X':
+    case ']':
       m->state = M_STRING;
+      m->osc_capturing = 1;
+      m->osc_len = 0;
+      osc_append(m, (const unsigned char *)"\x1b]", 2);
+      return;
+    case 'P': case '_': case '^': case 'X':
+      m->state = M_STRING;
+      m->osc_capturing = 0;
       return;
     case '=':
       if (!m->keypad_application) m->revision += 1;
@@ -193,21 +260,77 @@ static void modes_append_params(modes_t *m, const unsigned char *data, size_t fr
   if (to - from > take) m->overflowed = 1;
 }
 
+static void modes_scan(modes_t *m, const unsigned char *data, size_t len, double base);
+
 static void modes_feed(modes_t *m, const unsigned char *data, size_t len) {
+  double base = m->offset;
+  modes_scan(m, data, len, base);
+  m->offset = base + (double)len;
+}
+
+static void modes_scan(modes_t *m, const unsigned char *data, size_t len, double base) {
   size_t i = 0;
   while (i < len) {
+    m->offset = base + (double)i;
     if (m->state == M_GROUND) {
-      const unsigned char *next = memchr(data + i, 0x1b, len - i);
-      if (next == NULL) return;
+      /*
+       * TUI output has a sequence every ~10 bytes, where a byte loop beats memchr's call and
+       * set-up; a long stretch of text goes to memchr after the first 64 bytes.
+       */
+      size_t stop = i;
+      size_t bell = SIZE_MAX;
+      size_t inline_end = i + 64 < len ? i + 64 : len;
+      while (stop < inline_end && data[stop] != 0x1b) {
+        if (data[stop] == 0x07) bell = stop;
+        stop++;
+      }
+      if (stop == inline_end && stop < len) {
+        const unsigned char *next = memchr(data + stop, 0x1b, len - stop);
+        size_t far = next == NULL ? len : (size_t)(next - data);
+        const unsigned char *found = memchr(data + stop, 0x07, far - stop);
+        if (found != NULL) bell = (size_t)(found - data);
+        stop = far;
+      }
+      if (bell != SIZE_MAX) salvage_push(m, (const unsigned char *)"\x07", 1, base + (double)bell + 1);
+      if (stop >= len) return;
+      /*
+       * Fast path for a whole CSI inside this chunk: only finals h, l, u and m can change a
+       * tracked mode (see modes_on_csi), so any other one is skipped here, and the common
+       * colour change is decided from its bytes. Everything else takes the state machine.
+       */
+      size_t params = stop + 2;
+      if (params < len && data[stop + 1] == '[') {
+        size_t end = params;
+        while (end < len && data[end] >= 0x20 && data[end] <= 0x3f) end++;
+        if (end < len && end - params <= MAX_PARAM_CHARS) {
+          unsigned char final = data[end];
+          if (final >= 0x40 && final <= 0x7e && final != 'h' && final != 'l' && final != 'u' && final != 'm') {
+            i = end + 1;
+            continue;
+          }
+          if (final == 'm' && (end == params || (data[params] >= '0' && data[params] <= '9'))) {
+            m->sgr_dirty = !all_zeros((const char *)data + params, (int)(end - params));
+            i = end + 1;
+            continue;
+          }
+        }
+      }
       m->state = M_ESCAPE;
-      i = (size_t)(next - data) + 1;
+      i = stop + 1;
       continue;
     }
     if (m->state == M_STRING) {
       size_t end = i;
       while (end < len && data[end] != 0x07 && data[end] != 0x1b) end++;
+      osc_append(m, data + i, end - i);
       if (end >= len) return;
-      m->state = data[end] == 0x07 ? M_GROUND : M_STRING_ESCAPE;
+      if (data[end] == 0x07) {
+        osc_append(m, data + end, 1);
+        osc_finish(m, base + (double)end + 1);
+        m->state = M_GROUND;
+      } else {
+        m->state = M_STRING_ESCAPE;
+      }
       i = end + 1;
       continue;
     }
@@ -230,9 +353,17 @@ static void modes_feed(modes_t *m, const unsigned char *data, size_t len) {
     }
     unsigned char byte = data[i++];
     switch (m->state) {
-      case M_STRING_ESCAPE:
-        m->state = byte == 0x5c ? M_GROUND : M_STRING;
+      case M_STRING_ESCAPE: {
+        unsigned char pair[2] = {0x1b, byte};
+        osc_append(m, pair, 2);
+        if (byte == 0x5c) {
+          osc_finish(m, base + (double)i);
+          m->state = M_GROUND;
+        } else {
+          m->state = M_STRING;
+        }
         break;
+      }
       case M_ESCAPE:
         modes_on_escape(m, byte);
         break;
@@ -249,6 +380,7 @@ static void modes_feed(modes_t *m, const unsigned char *data, size_t len) {
         if (byte < 0x20) break;
         m->state = M_GROUND;
         if (byte > 0x7e || m->overflowed) break;
+        m->offset = base + (double)i;
         modes_on_csi(m, (char)byte);
         break;
       default:
@@ -346,6 +478,13 @@ typedef struct {
   int stop_requested;
   int output_errno;
   modes_t modes; /* fed by the thread; read under the mutex */
+  /*
+   * Output tap window (not lossless): once the taps hold more than twice this, only the newest
+   * `tap_window` bytes are kept, so a flood costs the main thread a bounded copy per drain.
+   */
+  size_t tap_window;
+  double tap_start_offset; /* stream offset of tap_out.data[0] */
+  double drained_offset;   /* stream offset just after the last byte handed to JS */
 } relay_t;
 
 static int bytes_append(bytes_t *bytes, const unsigned char *data, size_t len) {
@@ -363,41 +502,76 @@ static int bytes_append(bytes_t *bytes, const unsigned char *data, size_t len) {
 }
 
 /* Caller holds the mutex. */
-static void notify_locked(relay_t *relay) {
+/*
+ * Why JS is told: REASON_SIZE means a flood is filling the taps, and JS may take its time
+ * (src/adapters/relay.ts drains a flood a few times a second); the others want a drain now,
+ * and one may follow a SIZE notification still pending (a flood that just ended).
+ */
+enum { REASON_SIZE = 1, REASON_QUIET = 2, REASON_EVENT = 4 };
+
+static void notify_locked(relay_t *relay, int reason) {
   relay->has_unnotified = 0;
-  if (relay->notify_pending) return;
-  relay->notify_pending = 1;
-  napi_call_threadsafe_function(relay->tsfn, NULL, napi_tsfn_nonblocking);
+  if (relay->notify_pending != 0 && !(reason != REASON_SIZE && relay->notify_pending == REASON_SIZE)) return;
+  relay->notify_pending = reason;
+  napi_call_threadsafe_function(relay->tsfn, (void *)(intptr_t)reason, napi_tsfn_nonblocking);
 }
 
 static void post_event(relay_t *relay, int event) {
   pthread_mutex_lock(&relay->mutex);
   relay->events |= event;
-  notify_locked(relay);
+  notify_locked(relay, REASON_EVENT);
   pthread_mutex_unlock(&relay->mutex);
+}
+
+/*
+ * Where to start the kept window: at an escape sequence or a line start shortly after `from`,
+ * so the taps do not begin inside a sequence or a character.
+ */
+static size_t window_start(const unsigned char *data, size_t len, size_t from) {
+  size_t limit = from + 4096 < len ? from + 4096 : len;
+  for (size_t k = from; k < limit; k++) {
+    if (data[k] == 0x1b) return k;
+    if (data[k] == '\n') return k + 1;
+  }
+  return from;
 }
 
 static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size_t len, int is_output) {
   pthread_mutex_lock(&relay->mutex);
+  if (is_output && !relay->lossless && relay->tap_window > 0) {
+    if (bytes_append(target, data, len) != 0) relay->dropped_out += (double)len;
+    if (target->len > 2 * relay->tap_window) {
+      size_t drop = window_start(target->data, target->len, target->len - relay->tap_window);
+      memmove(target->data, target->data + drop, target->len - drop);
+      target->len -= drop;
+      relay->dropped_out += (double)drop;
+      relay->tap_start_offset += (double)drop;
+    }
+    if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay, REASON_SIZE);
+    else relay->has_unnotified = 1;
+    pthread_mutex_unlock(&relay->mutex);
+    return;
+  }
   if (target->len + len > relay->tap_max) {
     if (is_output && relay->lossless) {
       /* A recording must not lose bytes: wait for JS, as a slow terminal would make us wait. */
       while (target->len + len > relay->tap_max && target->len > 0 && !relay->stop_requested) {
-        notify_locked(relay);
+        notify_locked(relay, REASON_EVENT);
         pthread_cond_wait(&relay->drained, &relay->mutex);
       }
     } else if (is_output) {
       /* JS is far behind: the oldest tapped bytes go (the mirror resynchronises), never the
        * passthrough. */
       relay->dropped_out += (double)target->len;
+      relay->tap_start_offset += (double)target->len;
       target->len = 0;
     } else {
       target->len = 0; /* keystrokes only feed the recorder and the taps; same policy */
     }
   }
   if (bytes_append(target, data, len) != 0 && is_output) relay->dropped_out += (double)len;
-  if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay);
-  else if (!relay->notify_pending) relay->has_unnotified = 1;
+  if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay, REASON_SIZE);
+  else relay->has_unnotified = 1;
   pthread_mutex_unlock(&relay->mutex);
 }
 
@@ -449,7 +623,7 @@ static void write_output(relay_t *relay, const unsigned char *data, size_t len, 
   pthread_mutex_lock(&relay->mutex);
   relay->output_errno = failure;
   relay->events |= EVENT_OUTPUT_FAILED;
-  notify_locked(relay);
+  notify_locked(relay, REASON_EVENT);
   pthread_mutex_unlock(&relay->mutex);
 }
 
@@ -491,7 +665,7 @@ static void *relay_main(void *arg) {
     }
     if (ready == 0) {
       pthread_mutex_lock(&relay->mutex);
-      notify_locked(relay);
+      notify_locked(relay, REASON_QUIET);
       pthread_mutex_unlock(&relay->mutex);
       continue;
     }
@@ -534,7 +708,7 @@ static void *relay_main(void *arg) {
   pthread_mutex_lock(&relay->mutex);
   relay->events |= master_open ? EVENT_STOPPED : (EVENT_ENDED | EVENT_STOPPED);
   relay->notify_pending = 0; /* the final notification always goes out */
-  notify_locked(relay);
+  notify_locked(relay, REASON_EVENT);
   pthread_mutex_unlock(&relay->mutex);
   napi_release_threadsafe_function(relay->tsfn, napi_tsfn_release);
   return NULL;
@@ -542,11 +716,11 @@ static void *relay_main(void *arg) {
 
 static void call_js(napi_env env, napi_value callback, void *context, void *data) {
   (void)context;
-  (void)data;
   if (env == NULL || callback == NULL) return;
-  napi_value global;
+  napi_value global, reason;
   napi_get_undefined(env, &global);
-  napi_call_function(env, global, callback, 0, NULL, NULL);
+  napi_create_int32(env, (int32_t)(intptr_t)data, &reason);
+  napi_call_function(env, global, callback, 1, &reason, NULL);
 }
 
 static void join_thread(relay_t *relay) {
@@ -593,15 +767,17 @@ static relay_t *unwrap(napi_env env, napi_value value) {
   return data;
 }
 
-/* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady) → handle */
+/* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes) → handle */
 static napi_value start(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
+  size_t argc = 7;
+  napi_value argv[7];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 6) {
-    napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady)");
+  if (argc < 7) {
+    napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes)");
     return NULL;
   }
+  double tap_window;
+  CHECK(napi_get_value_double(env, argv[6], &tap_window));
   int32_t master_fd, in_fd, out_fd;
   double tap_max;
   bool lossless;
@@ -636,6 +812,7 @@ static napi_value start(napi_env env, napi_callback_info info) {
   relay->wake_write = wake[1];
   relay->tap_max = tap_max < 65536 ? 65536 : (size_t)tap_max;
   relay->lossless = lossless;
+  relay->tap_window = tap_window <= 0 ? 0 : tap_window < 4096 ? 4096 : (size_t)tap_window;
   pthread_mutex_init(&relay->mutex, NULL);
   pthread_cond_init(&relay->drained, NULL);
 
@@ -691,6 +868,27 @@ static napi_value drain(napi_env env, napi_callback_info info) {
 
   pthread_mutex_lock(&relay->mutex);
   bytes_t out = relay->tap_out;
+  if (relay->tap_start_offset > relay->drained_offset) {
+    /* A gap: CAN (abort whatever sequence the taps saw last), then what was salvaged from it. */
+    bytes_t prefixed = {NULL, 0, 0};
+    static const unsigned char CAN = 0x18;
+    int ok = bytes_append(&prefixed, &CAN, 1) == 0;
+    const modes_t *m = &relay->modes;
+    for (int k = 0; ok && k < m->event_count; k++) {
+      const salvage_event_t *event = &m->events[(m->event_next - m->event_count + k + SALVAGE_EVENTS) % SALVAGE_EVENTS];
+      if (event->end_offset > relay->drained_offset && event->end_offset <= relay->tap_start_offset)
+        ok = bytes_append(&prefixed, event->bytes, event->len) == 0;
+    }
+    if (ok && out.len > 0) ok = bytes_append(&prefixed, out.data, out.len) == 0;
+    if (ok) {
+      free(out.data);
+      out = prefixed;
+    } else {
+      free(prefixed.data);
+    }
+  }
+  relay->tap_start_offset += (double)relay->tap_out.len;
+  relay->drained_offset = relay->tap_start_offset;
   bytes_t in = relay->tap_in;
   relay->tap_out = (bytes_t){NULL, 0, 0};
   relay->tap_in = (bytes_t){NULL, 0, 0};

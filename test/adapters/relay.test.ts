@@ -108,10 +108,10 @@ describe('the native passthrough relay', () => {
     expect(pty.writeTerminal('late')).toBe(false);
   });
 
-  it('drops the oldest tapped output, marked with CAN, when the taps fall far behind, and never the passthrough', async () => {
+  it('keeps only the newest output for taps that fall behind a flood, after a CAN, and never drops from the passthrough', async () => {
     const size = 6_000_000;
     const fds = fakeTerminalFds();
-    const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: false, tapMaxBytes: 64 * 1024 });
+    const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: false, tapWindowBytes: 64 * 1024 });
     const tapped: Buffer[] = [];
     pty.onData((chunk) => {
       tapped.push(chunk);
@@ -133,6 +133,55 @@ describe('the native passthrough relay', () => {
     const tail = all.subarray(all.lastIndexOf(0x18) + 1);
     expect(tail.length).toBeGreaterThan(0);
     expect(expected.subarray(expected.length - tail.length).equals(tail)).toBe(true);
+  });
+
+  it('hands over the titles, bell and screen switch a skipped stretch of a flood carried, ahead of the newest bytes', async () => {
+    const fds = fakeTerminalFds();
+    // 4 MB of filler, a title, a bell, the alternate screen and a progress report, 4 MB more.
+    const program = [
+      "const f=Buffer.alloc(4e6,'x\\n');const w=(d)=>require('fs').writeSync(1,d);",
+      "w(f);w('\\x1b]0;skipped title\\x07\\x07\\x1b[?1049h\\x1b]9;4;1;42\\x1b\\\\');w(f);w('end');",
+    ].join('');
+    const pty = spawnRelayed(`exec node -e ${quote(program)}`, fds, { lossless: false, tapWindowBytes: 64 * 1024 });
+    const tapped: Buffer[] = [];
+    pty.onData((chunk) => {
+      tapped.push(chunk);
+      const until = performance.now() + 30;
+      while (performance.now() < until);
+    });
+
+    await pty.exited;
+    pty.dispose();
+
+    const all = Buffer.concat(tapped).toString('latin1');
+    expect(readFileSync(fds.outPath).length).toBe(12_000_042);
+    expect(all.length).toBeLessThan(4_000_000);
+    expect(all).toContain('\x18');
+    expect(all).toContain('\x1b]0;skipped title\x07');
+    expect(all).toContain('\x1b[?1049h');
+    expect(all).toContain('\x1b]9;4;1;42\x1b\\');
+    // Salvaged in stream order, ahead of the newest bytes.
+    expect(all.indexOf('\x1b]0;skipped title')).toBeLessThan(all.indexOf('\x1b[?1049h'));
+    expect(all.endsWith('end')).toBe(true);
+  });
+
+  it('delivers every byte to slow taps when lossless (a recording), making the flood wait instead', async () => {
+    const size = 3_000_000;
+    const fds = fakeTerminalFds();
+    const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: true, tapMaxBytes: 64 * 1024 });
+    const tapped: Buffer[] = [];
+    pty.onData((chunk) => {
+      tapped.push(chunk);
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+    });
+
+    await pty.exited;
+    pty.dispose();
+
+    const expected = expectedPtyBytes(size);
+    expect(Buffer.concat(tapped).equals(expected)).toBe(true);
+    expect(readFileSync(fds.outPath).equals(expected)).toBe(true);
   });
 
   it('ends once the agent exits even when a background process keeps the pty open', async () => {
