@@ -106,6 +106,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const warnedTaps = new Set<string>();
 
   let size = terminal.size();
+  // Raw before the agent starts: the relay thread writes its first output straight to the
+  // terminal, which must already be raw (a cooked one would turn "\r\n" into "\r\r\n").
+  terminal.enterRaw();
   const pty: PtyProcess = spawnPty({
     file: options.file,
     args: options.args,
@@ -253,8 +256,6 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     pty.kill('SIGHUP');
   };
   process.on('exit', onProcessExit);
-
-  terminal.enterRaw();
 
   const exited = pty.exited.then((exit) => {
     isFinished = true;
