@@ -1,6 +1,6 @@
 /**
  * The only way agentwrap writes a record: a uniquely named temp file in the same directory
- * (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), the data written and fsynced, then rename(2) onto the
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), the data written (and fsynced, but for ephemeral files), then rename(2) onto the
  * final name. A reader sees the old file or the new one, never a partial one. The temp name
  * starts with a dot and ends in `.tmp`, so `*.json` readers never pick it up (convention §4.1).
  */
@@ -11,9 +11,14 @@ import { basename, dirname, join } from 'node:path';
 
 const TEMP_OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
+/** Random per process, counted per write: unique among live writers without asking for entropy each time. */
+const TEMP_TAG = randomBytes(4).toString('hex');
+let tempCount = 0;
+
 /** `.<name>.<pid>.<random>.tmp` beside the target. */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  tempCount += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${TEMP_TAG}${tempCount.toString(16)}.tmp`);
 }
 
 function toBytes(data: string | Uint8Array): Uint8Array {
@@ -57,6 +62,24 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
 
 /** Synchronous twin for exit paths, where the event loop will not run again. */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, mode = 0o600): void {
+  writeSyncThenRename(path, data, mode, true);
+}
+
+/**
+ * The same atomic replace (a reader still sees the old file or the new one, never a partial
+ * one), synchronous and without fsync, for small files that mean nothing after a crash: a
+ * session record or heartbeat names a live pid and a lease, so after a power loss it is stale
+ * whatever it holds, and readers already skip one that is empty or corrupt. On the state root's
+ * usual home (tmpfs under $XDG_RUNTIME_DIR) fsync does nothing anyway; elsewhere it forced a
+ * disk flush per refresh. Five plain syscalls (open, fchmod, write, close, rename) on the
+ * caller's thread instead of ~12 thread-pool round trips: the record's refresh every 5 s was
+ * over a third of an idle session's CPU.
+ */
+export function writeEphemeralFileSync(path: string, data: string | Uint8Array, mode = 0o600): void {
+  writeSyncThenRename(path, data, mode, false);
+}
+
+function writeSyncThenRename(path: string, data: string | Uint8Array, mode: number, isDurable: boolean): void {
   const tempPath = tempPathFor(path);
   const bytes = toBytes(data);
   const fd = openSync(tempPath, TEMP_OPEN_FLAGS, mode);
@@ -65,7 +88,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, mod
       fchmodSync(fd, mode);
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      fsyncSync(fd);
+      if (isDurable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }

@@ -5,7 +5,7 @@
  * core/process.ts; this file only reads text. Without /proc, or without the children files
  * (a kernel built without CONFIG_PROC_CHILDREN), the sample is absent, never quiet.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import {
   descendantsFromChildren,
   LINUX_CLOCK_TICKS_PER_SEC,
@@ -38,10 +38,33 @@ function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
+/**
+ * One buffer for every small /proc read: a stat line is ~300 bytes and a children list a few
+ * bytes per child. A file that fills it is read again whole (readFileSync).
+ */
+const READ_BUFFER = Buffer.allocUnsafe(16 * 1024);
+
+function readSmallFile(path: string): string {
+  const fd = openSync(path, 'r');
+  let length = 0;
+  try {
+    for (;;) {
+      const read = readSync(fd, READ_BUFFER, length, READ_BUFFER.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length === READ_BUFFER.length) return readFileSync(path, 'utf8');
+    }
+  } finally {
+    closeSync(fd);
+  }
+  // procfs text is ASCII but for a process name (comm), which may be UTF-8.
+  return READ_BUFFER.toString('utf8', 0, length);
+}
+
 /** Reads a file, or undefined when it vanished (ENOENT/ESRCH: the process exited mid-read). */
 function readIfPresent(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readSmallFile(path);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ESRCH') return undefined;
@@ -61,8 +84,26 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
     return text === undefined ? undefined : parseStat(text);
   };
 
+  /** Stats read by this sample's walk, so no process's stat is read twice in one sample. */
+  let walked = new Map<number, ProcStat | undefined>();
+  const walkedStat = (pid: number): ProcStat | undefined => {
+    if (walked.has(pid)) return walked.get(pid);
+    const stat = readStat(pid);
+    walked.set(pid, stat);
+    return stat;
+  };
+
   /** Direct children of every thread of `pid` (a child belongs to the thread that forked it). */
   const readChildren = (pid: number): number[] => {
+    const stat = walkedStat(pid);
+    // Gone since its parent listed it: it has no children.
+    if (stat === undefined) return [];
+    // One live thread in a live process is the leader itself (tid = pid): its children file is the
+    // only one, so the task directory need not be listed. (A leader that exited before its other
+    // threads leaves the process a zombie with a live thread, which takes the full path.)
+    if (stat.numThreads === 1 && !isZombieState(stat.state)) {
+      return parseChildrenList(readIfPresent(`${procRoot}/${pid}/task/${pid}/children`) ?? '');
+    }
     let tids: string[];
     try {
       tids = readdirSync(`${procRoot}/${pid}/task`);
@@ -77,7 +118,8 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
 
   const sampleOnce = (nowMs: number): ProcessEvidence => {
     if (!Number.isInteger(rootPid) || rootPid <= 0) return { sampled: false, reason: `no process id (${rootPid})` };
-    const root = readStat(rootPid);
+    walked = new Map();
+    const root = walkedStat(rootPid);
     if (root === undefined) {
       const hasProc = readIfPresent(`${procRoot}/self/stat`) !== undefined;
       return { sampled: false, reason: hasProc ? `process ${rootPid} not found` : `no procfs at ${procRoot}` };
@@ -91,7 +133,7 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
       return { sampled: false, reason: `${procRoot}/<pid>/task/<tid>/children is missing (kernel without CONFIG_PROC_CHILDREN)` };
     }
     const descendantPids = descendantsFromChildren(readChildren, rootPid, maxProcesses);
-    const descendants = descendantPids.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+    const descendants = descendantPids.map(walkedStat).filter((stat): stat is ProcStat => stat !== undefined);
     const result = processEvidenceFrom(root, descendants, cpu, nowMs, clockTicksPerSec);
     cpu = result.cpu;
     const evidence = result.evidence;

@@ -12,10 +12,12 @@ import { systemClock, type Clock } from '../adapters/clock.js';
 import { detectAgentVersion } from '../adapters/agent-version.js';
 import { isPidAlive } from '../adapters/process-alive.js';
 import { createProcessProbe, type ProcessProbe } from '../adapters/process-probe.js';
-import { createScreen, type Screen } from '../adapters/screen.js';
+import { FLOOD_DRAIN_INTERVAL_MS } from '../adapters/relay.js';
+import { createScreen, type ScreenMirror } from '../adapters/screen.js';
 import { resolveStateRoot, StateDirError } from '../adapters/state-dir.js';
 import { explainPack, packInputFromSnapshot } from '../core/evaluate.js';
 import { versionStatus } from '../core/pack-schema.js';
+import { TICK_MS } from '../core/policy.js';
 import { createSessionRecord, recordKey, type SessionRecord } from '../core/record.js';
 import type { DetectorState } from '../core/tick.js';
 import type { TickLogEntry } from '../core/tick-log.js';
@@ -44,6 +46,13 @@ export const NOTIFY_MIN_INTERVAL_MS = 10_000;
  * 250 ms); just under the 1 s tick floor, so a tick at the floor always gets a fresh one.
  */
 export const PROCESS_SAMPLE_MIN_MS = 900;
+
+/**
+ * The session store's own refresh timer fires this long after a refresh is due: the tick (at
+ * least every TICK_MS) does the refresh first, in a wake-up it makes anyway, so an idle session
+ * does not wake a second time for it. A refresh is then at most ~1 s late, against a 15 s lease.
+ */
+export const STORE_TIMER_SLACK_MS = TICK_MS + 500;
 
 export interface LiveSessionOptions {
   readonly launched: LaunchedSession;
@@ -109,7 +118,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   if (versionNote !== undefined) warn(versionNote);
 
   const size = launched.size();
-  const screen: Screen = createScreen({ cols: size.cols, rows: size.rows, clock });
+  const screen: ScreenMirror = createScreen({ cols: size.cols, rows: size.rows, clock });
 
   let probe: ProcessProbe | undefined;
   // Ticks come up to 4 times a second while output streams; the /proc walk (a file per thread
@@ -118,9 +127,13 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   let lastSample: { readonly atMs: number; readonly evidence: ProcessEvidence } | undefined;
   const processes = (nowMs: number): ProcessEvidence => {
     if (lastSample !== undefined && nowMs - lastSample.atMs < PROCESS_SAMPLE_MIN_MS) return lastSample.evidence;
-    const pid = launched.agentPid();
-    if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
-    probe ??= createProcessProbe(pid);
+    // The probe follows the first pid found for good, so the lookup (a /proc read through the
+    // job-control helper) is only needed until then.
+    if (probe === undefined) {
+      const pid = launched.agentPid();
+      if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
+      probe = createProcessProbe(pid);
+    }
     lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
     return lastSample.evidence;
   };
@@ -251,6 +264,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       .then(() => {
         const { changed } = detector.evaluate();
         const nowMs = clock.nowMs();
+        // The record's periodic refresh rides on this wake-up (the store's own timer waits
+        // STORE_TIMER_SLACK_MS longer and only stands in if ticking stops).
+        if (store !== undefined && store.refreshDueMs() === 0) void store.refreshIfDue();
         if (!changed && store !== undefined && screen.evidence().title?.text !== publishedTitle && nowMs - titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
           titlePublishedAtMs = nowMs;
           void store.publish(currentRecord(detector.state));
@@ -292,8 +308,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   });
 
   const disposers = [
-    launched.onOutput((chunk) => {
-      lastWrite = screen.write(chunk);
+    launched.onOutput((chunk, isFlooding) => {
+      // A flood is handed over a few times a second: the gaps between hand-overs are not quiet.
+      lastWrite = screen.write(chunk, isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : undefined);
       detector.noteOutput();
       if (options.record !== undefined) toRecorder((r) => r.output(chunk));
       if (!isTicking) arm();
@@ -352,7 +369,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       controlPath = '';
       controlError = error;
     }
-    store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn });
+    store = openSessionStore({ root: stateRoot, key, clock, onWarning: warn, timerSlackMs: STORE_TIMER_SLACK_MS });
     const isPublished = await store.publish(currentRecord(detector.state));
     // A state directory that refuses both is said once, by the store, which names it; a socket
     // that fails on its own (its directory taken by a file) is said here.
@@ -412,6 +429,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     for (const dispose of disposers) dispose();
     if (timer !== undefined) clearTimeout(timer);
     if (metadataTimer !== undefined) clearTimeout(metadataTimer);
+    // The agent is gone: parse what is left now, not at the mirror's parse budget.
+    await screen.flush();
     await lastWrite;
     // The final state is published at once (process exit outranks everything), then the
     // record goes away: a record must not outlive its agent.

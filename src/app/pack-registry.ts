@@ -137,6 +137,15 @@ function statKey(path: string): { mtimeMs: number; size: number } | undefined {
   }
 }
 
+function isPresent(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    // Unreadable (EACCES on a parent, ENOTDIR): present in some form; the listing says what is wrong.
+    return true;
+  }
+}
+
 export class PackRegistry {
   private readonly bundledDir: string | undefined;
   private readonly userDir: string | undefined;
@@ -227,6 +236,10 @@ export class PackRegistry {
     if (this.lastCheckMs !== undefined && nowMs - this.lastCheckMs < RELOAD_CHECK_INTERVAL_MS) return [];
     this.lastCheckMs = nowMs;
     if (this.userDir === undefined) return [];
+    // The common case, checked without listing: no user directory now and no user pack before.
+    // (A stat that says "absent" costs one syscall; a listing that throws ENOENT builds an Error
+    // with its stack every second, a visible share of an idle session's CPU.)
+    if (!this.files.some((f) => f.origin === 'user') && !isPresent(this.userDir)) return [];
     const listing = listPackFiles(this.userDir);
     if (listing.error !== undefined) return [];
     const previous = new Map(this.files.filter((f) => f.origin === 'user').map((f) => [f.path, f]));
@@ -309,12 +322,16 @@ export function livePackSource(
   let cursor = registry.notesSince(0).next;
   const lookup = (): LoadedPack | undefined =>
     'agent' in select ? registry.packForAgent(select.agent) : registry.packForCommand(select.command);
+  // The live packs change only when a refresh says so; until then every tick gets the same answer.
+  let current = lookup();
   return (nowMs) => {
-    registry.refresh(nowMs);
+    if (registry.refresh(nowMs).length > 0) current = lookup();
     const fresh = registry.notesSince(cursor);
-    cursor = fresh.next;
-    if (onNote !== undefined) for (const note of fresh.notes) onNote(note);
-    return lookup();
+    if (fresh.next !== cursor) {
+      cursor = fresh.next;
+      if (onNote !== undefined) for (const note of fresh.notes) onNote(note);
+    }
+    return current;
   };
 }
 

@@ -24,7 +24,7 @@ import {
   type SessionRecord,
 } from '../core/record.js';
 import type { Clock } from '../adapters/clock.js';
-import { writeFileAtomic } from '../adapters/fs-atomic.js';
+import { writeEphemeralFileSync } from '../adapters/fs-atomic.js';
 import {
   checkRecordPath,
   checkStateRootForReading,
@@ -64,6 +64,13 @@ export interface SessionStoreOptions {
   readonly retryMs?: number;
   /** Run the refresh/retry timer (unref'd). Tests turn it off and call `refreshIfDue`. Default true. */
   readonly autoRefresh?: boolean;
+  /**
+   * How long after a refresh (or retry) is due the store's own timer fires. An owner that already
+   * wakes up regularly (the live session's 1 Hz tick) calls `refreshIfDue` itself and passes a
+   * slack longer than its period: the refresh then rides on a wake-up that happens anyway, and
+   * the timer only stands in if that owner stops. Default 0.
+   */
+  readonly timerSlackMs?: number;
 }
 
 export interface SessionStore {
@@ -137,15 +144,19 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     }
   }
 
-  async function writeHeartbeatIfDue(nowMs: number): Promise<void> {
+  function writeHeartbeatIfDue(nowMs: number): void {
     if (lastHeartbeatMs !== undefined && nowMs - lastHeartbeatMs < refreshIntervalMs(heartbeatTtlMs)) return;
     checkRecordPath(heartbeatPath);
     const heartbeat = createHeartbeat(writerPid, clock.wallMs(), heartbeatTtlMs);
-    await writeFileAtomic(heartbeatPath, `${JSON.stringify(heartbeat)}\n`);
+    writeEphemeralFileSync(heartbeatPath, `${JSON.stringify(heartbeat)}\n`);
     lastHeartbeatMs = nowMs;
   }
 
-  async function writeLatest(): Promise<boolean> {
+  // Synchronous, without fsync (fs-atomic writeEphemeralFileSync): a record is a lease on a live
+  // pid, worthless after a crash, and a write is a few small syscalls, cheaper than the
+  // thread-pool round trips of an async write. Still queued on `chain`, so publish and remove
+  // keep their order and a burst of publishes still writes the newest record.
+  function writeLatest(): boolean {
     const record = latest;
     if (closed || record === undefined) return false;
     const nowMs = clock.nowMs();
@@ -155,14 +166,9 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
       // here) or replaced by a symlink (refused here) while the session runs.
       ensureStateDirs(options.root, uid);
       checkRecordPath(recordPath);
-      await writeFileAtomic(recordPath, `${JSON.stringify({ ...record, updated_at: clock.wallMs() })}\n`);
-      if (closed) {
-        // remove() ran while this write was in flight: do not leave the record behind.
-        unlinkOwnRecord();
-        return false;
-      }
+      writeEphemeralFileSync(recordPath, `${JSON.stringify({ ...record, updated_at: clock.wallMs() })}\n`);
       lastSuccessMs = nowMs;
-      await writeHeartbeatIfDue(nowMs);
+      writeHeartbeatIfDue(nowMs);
       succeed();
       return true;
     } catch (error) {
@@ -239,7 +245,7 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     timer = setTimeout(() => {
       timer = undefined;
       void store.refreshIfDue().then(schedule);
-    }, Math.max(MIN_TIMER_MS, dueMs));
+    }, Math.max(MIN_TIMER_MS, dueMs + (options.timerSlackMs ?? 0)));
     // The record must never keep a finished wrapper alive.
     timer.unref();
   };
@@ -258,6 +264,8 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
     async refreshIfDue() {
       if (refreshDueMs() > 0) return;
       await enqueue();
+      // Called by the owner rather than the timer: move the fallback timer past the next refresh.
+      schedule();
     },
     refreshDueMs,
     isHealthy: () => healthy,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/adapters/fs-atomic.js';
+import { writeEphemeralFileSync, writeFileAtomic, writeFileAtomicSync } from '../../src/adapters/fs-atomic.js';
 
 let dir: string;
 
@@ -103,6 +103,52 @@ describe('writeFileAtomic', () => {
     expect(result.torn).toBe(0);
     expect(result.missing).toBe(0);
     // The reader really overlapped with the writer: it saw several versions.
+    expect(result.distinct).toBeGreaterThan(1);
+    expect(readdirSync(dir)).toEqual(['record.json']);
+  });
+});
+
+describe('writeEphemeralFileSync', () => {
+  it('writes 0600, replaces a symlink instead of following it, and leaves no temp file', () => {
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'keep');
+    const path = join(dir, 'record.json');
+    symlinkSync(victim, path);
+
+    writeEphemeralFileSync(path, 'new');
+
+    expect([readFileSync(path, 'utf8'), statSync(path).mode & 0o777, readFileSync(victim, 'utf8')]).toEqual(['new', 0o600, 'keep']);
+    expect(readdirSync(dir).sort()).toEqual(['record.json', 'victim']);
+  });
+
+  it('fails without leaving anything when the rename fails', () => {
+    const path = join(dir, 'target');
+    mkdirSync(join(path, 'inner'), { recursive: true });
+
+    expect(() => writeEphemeralFileSync(path, 'x')).toThrow();
+
+    expect(readdirSync(dir)).toEqual(['target']);
+  });
+
+  it('a reader in another process never sees a torn file while it is rewritten (2000 reads)', async () => {
+    const path = join(dir, 'record.json');
+    writeEphemeralFileSync(path, version(0));
+    const reader = spawn(process.execPath, ['-e', READER, path, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    reader.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let running = true;
+    const exited = new Promise<void>((resolve) => reader.on('exit', () => { running = false; resolve(); }));
+
+    let writes = 0;
+    // Yield between writes so the reader's output and exit events are seen.
+    while (running && writes < 100_000) {
+      writeEphemeralFileSync(path, version(++writes));
+      if (writes % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await exited;
+
+    const result = JSON.parse(output) as { torn: number; missing: number; distinct: number };
+    expect([result.torn, result.missing]).toEqual([0, 0]);
     expect(result.distinct).toBeGreaterThan(1);
     expect(readdirSync(dir)).toEqual(['record.json']);
   });

@@ -3,7 +3,7 @@
  * here is for processes to start or burn CPU, not a measurement of speed.
  */
 import { spawn, type ChildProcess as NodeChild } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -101,6 +101,23 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
     expect(asAgent).toMatchObject({ sampled: true, isZombie: true, agentState: 'Z', children: [] });
   });
 
+  it('finds a child forked by a thread other than the main one (worker thread)', async () => {
+    // The child hangs off the worker's task (/proc/<pid>/task/<worker tid>/children), so the walk
+    // must list every thread of a multi-threaded process, not only the leader's children file.
+    const script = [
+      "const { Worker } = require('node:worker_threads');",
+      "new Worker(\"require('node:child_process').spawn('sleep', ['5'], { stdio: 'ignore' }); setInterval(() => {}, 1000);\", { eval: true });",
+      'setInterval(() => {}, 1000);',
+    ].join(' ');
+    const node = spawn(process.execPath, ['-e', script], { stdio: 'ignore', detached: true });
+    spawned.push(node);
+    const probe = createProcessProbe(pidOf(node));
+
+    const evidence = await sampleUntil(probe.sample, (e) => e.sampled && e.children.some((c) => c.comm === 'sleep'));
+
+    expect(evidence.sampled && evidence.children.map((c) => c.comm)).toEqual(['sleep']);
+  });
+
   it('gives a clear, unsampled result for a pid that does not exist', () => {
     const evidence = createProcessProbe(2 ** 22 + 12_345).sample(0);
 
@@ -116,5 +133,55 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+/** A stat line as the kernel writes it; fields 3 (state) and 20 (num_threads) are the ones that matter here. */
+function statLine(pid: number, ppid: number, state: string, threads: number): string {
+  // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime
+  return `${pid} (fake) ${state} ${ppid} ${pid} ${pid} 0 -1 0 0 0 0 0 0 0 0 0 20 0 ${threads} 0 100 0 0\n`;
+}
+
+describe('process probe on a fake procfs', () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function fakeProcess(pid: number, ppid: number, state: string, tasks: Record<number, number[]>): void {
+    mkdirSync(join(root, String(pid), 'task'), { recursive: true });
+    writeFileSync(join(root, String(pid), 'stat'), statLine(pid, ppid, state, Object.keys(tasks).length));
+    for (const [tid, children] of Object.entries(tasks)) {
+      mkdirSync(join(root, String(pid), 'task', tid), { recursive: true });
+      writeFileSync(join(root, String(pid), 'task', tid, 'children'), children.map((c) => `${c} `).join(''));
+    }
+  }
+
+  it('reads a single-threaded process through its own children file, and every thread of a multi-threaded one', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    fakeProcess(100, 1, 'S', { 100: [], 101: [200] }); // two threads: the child hangs off thread 101
+    fakeProcess(200, 100, 'S', { 200: [300] }); // one thread
+    fakeProcess(300, 200, 'R', { 300: [] });
+    // A stray task the kernel would not show for a one-thread process, with a live child: proof
+    // that the one-thread process's task directory is not listed.
+    mkdirSync(join(root, '200', 'task', '999'), { recursive: true });
+    writeFileSync(join(root, '200', 'task', '999', 'children'), '400 ');
+    fakeProcess(400, 200, 'S', { 400: [] });
+
+    const evidence = createProcessProbe(100, { procRoot: root }).sample(0);
+
+    expect(evidence.sampled && evidence.children.map((c) => c.pid)).toEqual([200, 300]);
+  });
+
+  it('lists every task of a zombie leader whose last thread still runs', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    fakeProcess(100, 1, 'S', { 100: [200] });
+    // The leader exited before its other thread: the process shows as a zombie with one thread.
+    mkdirSync(join(root, '200', 'task', '201'), { recursive: true });
+    writeFileSync(join(root, '200', 'stat'), statLine(200, 100, 'Z', 1));
+    writeFileSync(join(root, '200', 'task', '201', 'children'), '300 ');
+    fakeProcess(300, 200, 'S', { 300: [] });
+
+    const evidence = createProcessProbe(100, { procRoot: root }).sample(0);
+
+    expect(evidence.sampled && evidence.children.map((c) => c.pid)).toEqual([200, 300]);
   });
 });

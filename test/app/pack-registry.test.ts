@@ -154,6 +154,22 @@ describe('PackRegistry.refresh (hot reload)', () => {
     expect(registry.packForAgent('claude')?.origin).toBe('bundled');
   });
 
+  it('a user directory created after start is picked up, and its removal gives the bundled pack back', () => {
+    const later = join(root, 'later');
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: later });
+    const quiet = registry.refresh(10_000);
+
+    mkdirSync(later);
+    writeFileSync(join(later, 'claude.toml'), packToml(rule('added', 'x'), { agent: 'claude' }));
+    const added = registry.refresh(20_000);
+    const origin = registry.packForAgent('claude')?.origin;
+    rmSync(later, { recursive: true });
+    const removed = registry.refresh(30_000);
+
+    expect([quiet, added, origin, removed]).toEqual([[], ['claude'], 'user', ['claude']]);
+    expect(registry.packForAgent('claude')?.origin).toBe('bundled');
+  });
+
   it('reports nothing when nothing changed', () => {
     writeFileSync(join(user, 'claude.toml'), packToml(rule('v1', 'x'), { agent: 'claude' }));
     const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
@@ -179,5 +195,19 @@ describe('livePackSource', () => {
     expect(notes).toEqual([`reloaded ${path} (agent claude)`]);
     expect(source(2 * RELOAD_CHECK_INTERVAL_MS)?.compiled.rules[0]?.rule.id).toBe('v2');
     expect(notes).toHaveLength(1);
+  });
+
+  it('finds a pack for its command that a user adds while the session runs, and loses it when removed', () => {
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user });
+    const source = livePackSource(registry, { command: 'newcli' });
+    const before = source(0);
+    const path = join(user, 'newagent.toml');
+
+    writeFileSync(path, packToml(rule('n1', 'x'), { agent: 'newagent', commands: '["newcli"]' }));
+    const added = source(RELOAD_CHECK_INTERVAL_MS)?.agent;
+    rmSync(path);
+    const removed = source(2 * RELOAD_CHECK_INTERVAL_MS);
+
+    expect([before, added, removed]).toEqual([undefined, 'newagent', undefined]);
   });
 });

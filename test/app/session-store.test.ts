@@ -120,6 +120,26 @@ describe('SessionStore refresh', () => {
     expect(store.refreshDueMs()).toBe(interval);
   });
 
+  it('with a timer slack, leaves a due refresh to its owner for that long before its own timer does it', async () => {
+    const store = openSessionStore({ root, key: recordKey('claude', 'slack'), clock, onWarning: (m) => warnings.push(m), timerSlackMs: 300 });
+    stores.push(store);
+    const ttlMs = 300; // a refresh is due every 100 ms
+    await store.publish(record({ ttlMs }));
+    clock.advanceBy(refreshIntervalMs(ttlMs));
+    const stamp = (): unknown => readJson(store.recordPath)['updated_at'];
+
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const withinSlack = stamp();
+    let afterSlack = stamp();
+    for (let i = 0; i < 60 && afterSlack === WALL_START_MS; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      afterSlack = stamp();
+    }
+
+    expect(withinSlack).toBe(WALL_START_MS);
+    expect(afterSlack).toBe(WALL_START_MS + refreshIntervalMs(ttlMs));
+  });
+
   it('has nothing to refresh before the first publish', () => {
     expect(open().refreshDueMs()).toBe(Number.POSITIVE_INFINITY);
   });
