@@ -153,6 +153,8 @@ export interface PtyProcess {
    * thread over every byte (whatever the taps skipped), as of the last batch delivered.
    */
   readonly modes: ModeState | undefined;
+  /** Output bytes the native relay never handed to onData because it fell behind a flood. */
+  tapDroppedBytes(): number;
   /** Keystrokes the native relay wrote to the agent, afterwards. Never fires without it. */
   onInput(listener: (chunk: Buffer) => void): () => void;
   /**
@@ -427,6 +429,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
 
   const inputListeners = new Set<(chunk: Buffer) => void>();
   const relayModes = { revision: 0, reset: '' };
+  let tapDroppedBytes = 0;
   const relayLoad = options.passthrough === undefined ? undefined : loadNativeRelay();
   let relay: PassthroughRelay | undefined;
   if (options.passthrough !== undefined && relayLoad?.ok === true && typeof masterFd === 'number') {
@@ -437,6 +440,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     stopSocketReads(socket);
     const onBatch = (batch: RelayBatch, isFlooding: boolean): void => {
       relayModes.revision = batch.modesRevision;
+      tapDroppedBytes += batch.droppedOutput;
       relayModes.reset = batch.modesReset;
       if (batch.output !== undefined) dispatch(batch.output, isFlooding);
       if (batch.input !== undefined) for (const listener of inputListeners) listener(batch.input);
@@ -506,6 +510,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
             resetSequence: () => relayModes.reset,
           }
         : undefined,
+    tapDroppedBytes: () => tapDroppedBytes,
     onInput(listener) {
       inputListeners.add(listener);
       return () => inputListeners.delete(listener);

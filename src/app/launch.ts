@@ -90,6 +90,8 @@ export interface LaunchedSession {
   readonly passthrough: 'native' | 'event-loop';
   /** Why the native relay is not in use (absent when it is). */
   readonly passthroughNote: string | undefined;
+  /** Output the native relay kept from the taps because they fell behind a flood (salvaged). */
+  tapDroppedBytes(): number;
 }
 
 type Tap<T extends unknown[]> = Set<(...args: T) => void>;
@@ -295,6 +297,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     },
     passthrough: isRelayed ? 'native' : 'event-loop',
     passthroughNote: pty.passthroughNote,
+    tapDroppedBytes: () => pty.tapDroppedBytes(),
   };
 }
 

@@ -420,6 +420,14 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       screen: { rows: snapshot.screen.rows.length, title: input.title ?? null, progress: input.progress ?? null },
       rules: pack === undefined ? [] : explainPack(pack.compiled, input),
       ticks: detector.log.entries(),
+      // How the bytes reached the terminal and how much of them the mirror saw: a flood is
+      // skipped (and salvaged), never parsed in full, so a screen rule may have missed frames.
+      mirror: {
+        passthrough: launched.passthrough,
+        passthrough_note: launched.passthroughNote ?? null,
+        relay_skipped_bytes: launched.tapDroppedBytes(),
+        ...screen.stats(),
+      },
     };
   }
 

@@ -26,6 +26,28 @@ export interface ExplainPayload {
   readonly screen: { rows: number; title: string | null; progress: string | null };
   readonly rules: readonly RuleEvaluation[];
   readonly ticks: readonly TickLogEntry[];
+  /** Absent from sessions started by an agentwrap before it had one. */
+  readonly mirror?: MirrorReport;
+}
+
+/** How output reached the terminal and what the screen mirror made of it (live-session.ts). */
+export interface MirrorReport {
+  readonly passthrough: 'native' | 'event-loop';
+  readonly passthrough_note: string | null;
+  readonly relay_skipped_bytes: number;
+  readonly parsedBytes: number;
+  readonly skippedBytes: number;
+  readonly queuedBytes: number;
+  readonly cuts: number;
+}
+
+const MB = 1024 * 1024;
+
+function renderMirror(mirror: MirrorReport): string {
+  const how = mirror.passthrough === 'native' ? 'relay thread' : `event loop${mirror.passthrough_note === null ? '' : ` (${mirror.passthrough_note})`}`;
+  const skipped = mirror.relay_skipped_bytes + mirror.skippedBytes;
+  const floods = skipped === 0 ? 'nothing skipped' : `${(skipped / MB).toFixed(1)} MB of floods skipped (titles, progress and screen switches in them salvaged)`;
+  return `passthrough: ${how}; mirror parsed ${(mirror.parsedBytes / MB).toFixed(1)} MB, ${floods}`;
 }
 
 export async function requestFromSession(query: string, method: 'explain' | 'capture'): Promise<{ key: string; payload: unknown }> {
@@ -72,6 +94,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         current_tick: current === undefined ? null : tickEntryToJson(current, payload.clock_start_ms),
         ticks: recent.map((e) => tickEntryToJson(e, payload.clock_start_ms)),
         pack: report === undefined ? null : explainToJson(report),
+        mirror: payload.mirror ?? null,
       },
       null,
       2,
@@ -83,6 +106,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   ];
   if (payload.version_note !== null) lines.push(`warning: ${payload.version_note}`);
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
+  if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
   lines.push('');
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');

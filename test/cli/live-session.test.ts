@@ -83,16 +83,23 @@ describe('a live wrapped session seen from outside', () => {
     expect(explained.stdout).toContain(`session ${firstKey} (demo): blocked`);
     expect(explained.stdout).toContain('rule permission-dialog');
     expect(explained.stdout).toMatch(/★ permission-dialog/);
+    // Wrapped in a real terminal, the bytes go through the native relay thread, and a demo
+    // session is small enough for the mirror to have parsed every byte.
+    expect(explained.stdout).toMatch(/passthrough: relay thread; mirror parsed \d+\.\d MB, nothing skipped/);
     const explainedJson = JSON.parse(cli(['status', 'explain', firstKey, '--json', '--ticks', '3'], env).stdout) as {
       state: string;
       rule_id: string;
       ticks: unknown[];
       pack: { rule_id: string };
+      mirror: { passthrough: string; parsedBytes: number; relay_skipped_bytes: number };
     };
     expect(explainedJson.state).toBe('blocked');
     expect(explainedJson.rule_id).toBe('permission-dialog');
     expect(explainedJson.ticks.length).toBeLessThanOrEqual(3);
     expect(explainedJson.pack.rule_id).toBe('permission-dialog');
+    expect(explainedJson.mirror.passthrough).toBe('native');
+    expect(explainedJson.mirror.parsedBytes).toBeGreaterThan(0);
+    expect(explainedJson.mirror.relay_skipped_bytes).toBe(0);
 
     const out = join(base, 'captured');
     const captured = cli(['status', 'capture', firstKey, '--out', out], env);
