@@ -140,10 +140,11 @@ export interface PtyProcess {
    * Output as it arrives (with the native relay: after it was written to the terminal, in
    * batches; where the listeners fell behind a flood, a CAN, what was salvaged, and the newest
    * bytes — see adapters/relay.ts). `isFlooding`: taken during a flood, more follows within
-   * FLOOD_DRAIN_INTERVAL_MS.
+   * FLOOD_DRAIN_INTERVAL_MS. `atMs`: when the relay thread read the chunk (performance.now()
+   * time), where it handed over several at once; undefined means now.
    * Listeners run synchronously, in subscription order.
    */
-  onData(listener: (chunk: Buffer, isFlooding: boolean) => void): () => void;
+  onData(listener: (chunk: Buffer, isFlooding: boolean, atMs: number | undefined) => void): () => void;
   /** 'native' when the relay thread carries the bytes (see PtySpawnOptions.passthrough). */
   readonly passthrough: 'native' | 'caller';
   /** Why the native relay is not in use, when passthrough was asked for and it is not. */
@@ -340,7 +341,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     readable.encoding = null;
   }
 
-  const dataListeners = new Set<(chunk: Buffer, isFlooding: boolean) => void>();
+  const dataListeners = new Set<(chunk: Buffer, isFlooding: boolean, atMs: number | undefined) => void>();
   const stopListeners = new Set<() => void>();
   let dataCount = 0;
   let lastDataAtMs = performance.now();
@@ -355,8 +356,8 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
   // only safe while it is empty. Absent in another version: every write goes through node-pty.
   const queue = (term as unknown as { _writeStream?: { _writeQueue?: unknown } })._writeStream?._writeQueue;
   const directWriteQueue = Array.isArray(queue) ? (queue as readonly unknown[]) : undefined;
-  const dispatch = (chunk: Buffer, isFlooding = false): void => {
-    for (const listener of dataListeners) listener(chunk, isFlooding);
+  const dispatch = (chunk: Buffer, isFlooding = false, atMs?: number): void => {
+    for (const listener of dataListeners) listener(chunk, isFlooding, atMs);
     dataCount += 1;
     lastDataAtMs = performance.now();
   };
@@ -428,6 +429,21 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
   });
 
   const inputListeners = new Set<(chunk: Buffer) => void>();
+  // One batch may hold several chunks the thread read at different times: each goes out alone,
+  // stamped with its own arrival time.
+  const dispatchChunks = (batch: RelayBatch, output: Buffer, isFlooding: boolean): void => {
+    const nowMs = performance.now();
+    const count = batch.chunkOffsets.length;
+    if (count <= 1) {
+      dispatch(output, isFlooding, count === 1 ? nowMs - (batch.chunkAgesMs[0] ?? 0) : undefined);
+      return;
+    }
+    for (let k = 0; k < count; k++) {
+      const start = batch.chunkOffsets[k] ?? 0;
+      const end = k + 1 < count ? (batch.chunkOffsets[k + 1] ?? output.length) : output.length;
+      if (end > start) dispatch(output.subarray(start, end), isFlooding, nowMs - (batch.chunkAgesMs[k] ?? 0));
+    }
+  };
   const relayModes = { revision: 0, reset: '' };
   let tapDroppedBytes = 0;
   const relayLoad = options.passthrough === undefined ? undefined : loadNativeRelay();
@@ -442,7 +458,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       relayModes.revision = batch.modesRevision;
       tapDroppedBytes += batch.droppedOutput;
       relayModes.reset = batch.modesReset;
-      if (batch.output !== undefined) dispatch(batch.output, isFlooding);
+      if (batch.output !== undefined) dispatchChunks(batch, batch.output, isFlooding);
       if (batch.input !== undefined) for (const listener of inputListeners) listener(batch.input);
       if (batch.stopped) {
         isReadEnded = true;

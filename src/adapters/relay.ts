@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS } from '../core/policy.js';
 import { PACKAGE_ROOT } from './paths.js';
 
 export const RELAY_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'agentwrap_relay.node');
@@ -37,6 +38,12 @@ export const RELAY_TAP_WINDOW_BYTES = 512 * 1024;
  */
 export const FLOOD_DRAIN_INTERVAL_MS = 200;
 
+/*
+ * Outside floods the thread tells JS about output when the detector wants to look: once output
+ * has been quiet for QUIET_RECHECK_MS, or STREAMING_RECHECK_MS after it last told while output
+ * keeps coming (src/core/policy.ts); keystrokes at once. Each chunk keeps its arrival time.
+ */
+
 /** Why the thread asked for a drain (src/native/relay.c). */
 const REASON_SIZE = 1;
 
@@ -62,6 +69,10 @@ export interface RelayBatch {
   readonly modesRevision: number;
   /** …and ModeTracker.resetSequence() for it. */
   readonly modesReset: string;
+  /** Where each chunk the thread read starts in `output` (the first is 0)… */
+  readonly chunkOffsets: readonly number[];
+  /** …and how long before this drain it was read, so JS can stamp it with its own clock. */
+  readonly chunkAgesMs: readonly number[];
 }
 
 interface NativeRelayModule {
@@ -73,6 +84,8 @@ interface NativeRelayModule {
     lossless: boolean,
     onReady: (reason: number) => void,
     tapWindowBytes: number,
+    quietNotifyMs: number,
+    streamNotifyMs: number,
   ): unknown;
   drain(handle: unknown): RelayBatch;
   writeOut(handle: unknown, data: Buffer): boolean;
@@ -180,6 +193,10 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     options.lossless,
     onReady,
     options.tapWindowBytes ?? RELAY_TAP_WINDOW_BYTES,
+    // A recording wants every chunk as it comes (its file is written in arrival order, input
+    // included); otherwise JS hears of output on the detector's own schedule.
+    options.lossless ? 0 : QUIET_RECHECK_MS,
+    options.lossless ? 0 : STREAMING_RECHECK_MS,
   );
   return {
     writeOut(data) {

@@ -201,6 +201,8 @@ export interface WriteOptions {
    * applies instead of a catch-up per hand-over. Ignored by exact and worker mirrors.
    */
   readonly moreWithinMs?: number;
+  /** When these bytes arrived, on the screen's clock, if earlier than now (default now). */
+  readonly atMs?: number;
 }
 
 export interface Screen {
@@ -769,7 +771,9 @@ abstract class FlowControlledScreen implements ScreenMirror {
     if (this.isDisposed || data.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const wasIdle = this.isIdle();
-      this.backlog.push({ kind: 'data', data, atMs: this.clock.nowMs(), waiters: [resolve] });
+      const nowMs = this.clock.nowMs();
+      const atMs = options?.atMs === undefined ? nowMs : Math.min(options.atMs, nowMs);
+      this.backlog.push({ kind: 'data', data, atMs, waiters: [resolve] });
       this.backlogBytes += data.length;
       if (this.pacing === undefined) {
         // Pump first: whatever fits in flight is parsed, only the rest can be skipped.

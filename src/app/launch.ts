@@ -71,8 +71,9 @@ export interface LaunchedSession {
   /**
    * Output chunks, after they were written to the user's terminal. `isFlooding`: the native
    * relay handed this over during a flood and more follows within FLOOD_DRAIN_INTERVAL_MS.
+   * `atMs`: when it was read (performance.now() time), if earlier than now.
    */
-  onOutput(listener: (chunk: Buffer, isFlooding: boolean) => void): () => void;
+  onOutput(listener: (chunk: Buffer, isFlooding: boolean, atMs: number | undefined) => void): () => void;
   /** Input chunks, after they were written to the agent. */
   onInput(listener: (chunk: Buffer) => void): () => void;
   /** New sizes, after the PTY was resized. */
@@ -125,7 +126,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
 
-  const outputTaps: Tap<[Buffer, boolean]> = new Set();
+  const outputTaps: Tap<[Buffer, boolean, number | undefined]> = new Set();
   const inputTaps: Tap<[Buffer]> = new Set();
   const resizeTaps: Tap<[number, number]> = new Set();
   const callTaps = <T extends unknown[]>(taps: Tap<T>, name: string, ...args: T): void => {
@@ -168,7 +169,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   });
 
   disposers.push(
-    pty.onData((chunk, isFlooding) => {
+    pty.onData((chunk, isFlooding, atMs) => {
       if (!isRelayed) terminal.write(chunk);
       tracker?.feed(chunk);
       if (modes.revision !== guardedRevision) {
@@ -182,7 +183,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
           }
         }
       }
-      callTaps(outputTaps, 'output', chunk, isFlooding);
+      callTaps(outputTaps, 'output', chunk, isFlooding, atMs);
     }),
   );
   disposers.push(

@@ -308,10 +308,16 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   });
 
   const disposers = [
-    launched.onOutput((chunk, isFlooding) => {
+    launched.onOutput((chunk, isFlooding, atMs) => {
       // A flood is handed over a few times a second: the gaps between hand-overs are not quiet.
-      lastWrite = screen.write(chunk, isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : undefined);
-      detector.noteOutput();
+      // The relay's `atMs` is performance.now() time: it means something on the system clock
+      // only (a test's manual clock takes chunks as arriving now).
+      const readAtMs = clock === systemClock ? atMs : undefined;
+      lastWrite = screen.write(chunk, {
+        ...(isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : {}),
+        ...(readAtMs === undefined ? {} : { atMs: readAtMs }),
+      });
+      detector.noteOutput(readAtMs);
       if (options.record !== undefined) toRecorder((r) => r.output(chunk));
       if (!isTicking) arm();
     }),

@@ -73,9 +73,14 @@ export class DetectorSession {
     return this.pack;
   }
 
-  /** Output bytes were handed to the screen (the screen stamps OSC evidence itself). */
-  noteOutput(): void {
-    this.lastOutputAtMs = this.options.clock.nowMs();
+  /**
+   * Output bytes were handed to the screen (the screen stamps OSC evidence itself), read at
+   * `atMs` (default now; the native relay hands over chunks read a little earlier).
+   */
+  noteOutput(atMs?: number): void {
+    const nowMs = this.options.clock.nowMs();
+    const readAtMs = atMs === undefined ? nowMs : Math.min(atMs, nowMs);
+    this.lastOutputAtMs = Math.max(this.lastOutputAtMs ?? readAtMs, readAtMs);
   }
 
   /** A keystroke reached the agent: the operator is looking, so a `done` becomes seen. */

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -436,6 +437,24 @@ static size_t modes_reset_sequence(const modes_t *m, char *out, size_t cap) {
  * detector's time scale (100 ms and up), where 2 ms is nothing.
  */
 #define NOTIFY_DELAY_MS 2
+static uint64_t now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/*
+ * Chunk marks: where each read's bytes start in the output tap and when they were read, so
+ * JS gets every chunk with its own arrival time even when it drains several at once (the
+ * mirror stamps titles and marks with it, the recorder writes it). Bounded: past the limit,
+ * later chunks share the last mark's time (only in a flood, where JS drains often anyway).
+ */
+#define CHUNK_MARKS 512
+typedef struct {
+  double offset; /* stream offset of the chunk's first byte */
+  uint64_t at_ns;
+} chunk_mark_t;
+
 /* ...unless this much is waiting (a flood): then at once, so batches stay bounded. */
 #define NOTIFY_NOW_BYTES (256 * 1024)
 
@@ -474,6 +493,13 @@ typedef struct {
   double dropped_out;
   int notify_pending;
   int has_unnotified;
+  int has_unnotified_input;
+  uint64_t last_output_ns;   /* when the newest tapped output was read */
+  uint64_t last_notify_ns;   /* when JS was last told */
+  uint64_t quiet_notify_ns;  /* tell JS once output has been quiet this long… */
+  uint64_t stream_notify_ns; /* …or, while it streams, this long after the last time */
+  chunk_mark_t marks[CHUNK_MARKS];
+  int mark_count;
   int events;
   int stop_requested;
   int output_errno;
@@ -511,6 +537,8 @@ enum { REASON_SIZE = 1, REASON_QUIET = 2, REASON_EVENT = 4 };
 
 static void notify_locked(relay_t *relay, int reason) {
   relay->has_unnotified = 0;
+  relay->has_unnotified_input = 0;
+  relay->last_notify_ns = now_ns();
   if (relay->notify_pending != 0 && !(reason != REASON_SIZE && relay->notify_pending == REASON_SIZE)) return;
   relay->notify_pending = reason;
   napi_call_threadsafe_function(relay->tsfn, (void *)(intptr_t)reason, napi_tsfn_nonblocking);
@@ -546,6 +574,10 @@ static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size
       target->len -= drop;
       relay->dropped_out += (double)drop;
       relay->tap_start_offset += (double)drop;
+      int first = 0;
+      while (first + 1 < relay->mark_count && relay->marks[first + 1].offset <= relay->tap_start_offset) first++;
+      memmove(relay->marks, relay->marks + first, (size_t)(relay->mark_count - first) * sizeof relay->marks[0]);
+      relay->mark_count -= first;
     }
     if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay, REASON_SIZE);
     else relay->has_unnotified = 1;
@@ -565,6 +597,10 @@ static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size
       relay->dropped_out += (double)target->len;
       relay->tap_start_offset += (double)target->len;
       target->len = 0;
+      if (relay->mark_count > 1) {
+        relay->marks[0] = relay->marks[relay->mark_count - 1];
+        relay->mark_count = 1;
+      }
     } else {
       target->len = 0; /* keystrokes only feed the recorder and the taps; same policy */
     }
@@ -572,6 +608,7 @@ static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size
   if (bytes_append(target, data, len) != 0 && is_output) relay->dropped_out += (double)len;
   if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay, REASON_SIZE);
   else relay->has_unnotified = 1;
+  if (!is_output) relay->has_unnotified_input = 1;
   pthread_mutex_unlock(&relay->mutex);
 }
 
@@ -649,7 +686,26 @@ static void *relay_main(void *arg) {
     pthread_mutex_lock(&relay->mutex);
     int stopping = relay->stop_requested;
     int has_js_output = relay->js_out.len > 0;
-    int timeout_ms = relay->has_unnotified ? NOTIFY_DELAY_MS : -1;
+    int timeout_ms = -1;
+    uint64_t notify_at_ns = 0;
+    if (relay->has_unnotified_input) {
+      timeout_ms = NOTIFY_DELAY_MS;
+      notify_at_ns = 1;
+    } else if (relay->has_unnotified) {
+      /*
+       * Output: JS is told once it has been quiet for quiet_notify_ns (when the detector's
+       * quiet recheck wants the screen), or, while it keeps streaming, stream_notify_ns after
+       * JS was last told (the detector's streaming recheck), but never sooner than
+       * NOTIFY_DELAY_MS after the last byte. A 10 fps spinner then wakes the main thread ~4
+       * times a second instead of 10, with every frame's own arrival time kept (marks).
+       */
+      uint64_t quiet_at = relay->last_output_ns + relay->quiet_notify_ns;
+      uint64_t settle_at = relay->last_output_ns + (uint64_t)NOTIFY_DELAY_MS * 1000000u;
+      uint64_t stream_at = relay->last_notify_ns + relay->stream_notify_ns;
+      notify_at_ns = quiet_at < (settle_at > stream_at ? settle_at : stream_at) ? quiet_at : (settle_at > stream_at ? settle_at : stream_at);
+      uint64_t now = now_ns();
+      timeout_ms = notify_at_ns <= now ? 0 : (int)((notify_at_ns - now + 999999u) / 1000000u);
+    }
     pthread_mutex_unlock(&relay->mutex);
     if (stopping) break;
     if (has_js_output) write_js_output(relay, &output_ok);
@@ -664,9 +720,11 @@ static void *relay_main(void *arg) {
       break;
     }
     if (ready == 0) {
-      pthread_mutex_lock(&relay->mutex);
-      notify_locked(relay, REASON_QUIET);
-      pthread_mutex_unlock(&relay->mutex);
+      if (notify_at_ns != 0 && now_ns() + 500000u >= notify_at_ns) {
+        pthread_mutex_lock(&relay->mutex);
+        notify_locked(relay, REASON_QUIET);
+        pthread_mutex_unlock(&relay->mutex);
+      }
       continue;
     }
     if (fds[1].revents & POLLIN) {
@@ -690,8 +748,12 @@ static void *relay_main(void *arg) {
       ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
       if (count > 0) {
         write_output(relay, buffer, (size_t)count, &output_ok);
+        uint64_t read_ns = now_ns();
         pthread_mutex_lock(&relay->mutex);
         modes_feed(&relay->modes, buffer, (size_t)count);
+        relay->last_output_ns = read_ns;
+        if (relay->mark_count < CHUNK_MARKS)
+          relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};
         pthread_mutex_unlock(&relay->mutex);
         tap(relay, &relay->tap_out, buffer, (size_t)count, 1);
       } else if (count == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
@@ -767,17 +829,19 @@ static relay_t *unwrap(napi_env env, napi_value value) {
   return data;
 }
 
-/* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes) → handle */
+/* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs) → handle */
 static napi_value start(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
+  size_t argc = 9;
+  napi_value argv[9];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 7) {
-    napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes)");
+  if (argc < 9) {
+    napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs)");
     return NULL;
   }
-  double tap_window;
+  double tap_window, quiet_notify_ms, stream_notify_ms;
   CHECK(napi_get_value_double(env, argv[6], &tap_window));
+  CHECK(napi_get_value_double(env, argv[7], &quiet_notify_ms));
+  CHECK(napi_get_value_double(env, argv[8], &stream_notify_ms));
   int32_t master_fd, in_fd, out_fd;
   double tap_max;
   bool lossless;
@@ -813,6 +877,8 @@ static napi_value start(napi_env env, napi_callback_info info) {
   relay->tap_max = tap_max < 65536 ? 65536 : (size_t)tap_max;
   relay->lossless = lossless;
   relay->tap_window = tap_window <= 0 ? 0 : tap_window < 4096 ? 4096 : (size_t)tap_window;
+  relay->quiet_notify_ns = quiet_notify_ms < NOTIFY_DELAY_MS ? (uint64_t)NOTIFY_DELAY_MS * 1000000u : (uint64_t)(quiet_notify_ms * 1e6);
+  relay->stream_notify_ns = stream_notify_ms < 0 ? 0 : (uint64_t)(stream_notify_ms * 1e6);
   pthread_mutex_init(&relay->mutex, NULL);
   pthread_cond_init(&relay->drained, NULL);
 
@@ -868,6 +934,8 @@ static napi_value drain(napi_env env, napi_callback_info info) {
 
   pthread_mutex_lock(&relay->mutex);
   bytes_t out = relay->tap_out;
+  double window_offset = relay->tap_start_offset;
+  size_t prefix_len = 0;
   if (relay->tap_start_offset > relay->drained_offset) {
     /* A gap: CAN (abort whatever sequence the taps saw last), then what was salvaged from it. */
     bytes_t prefixed = {NULL, 0, 0};
@@ -879,7 +947,9 @@ static napi_value drain(napi_env env, napi_callback_info info) {
       if (event->end_offset > relay->drained_offset && event->end_offset <= relay->tap_start_offset)
         ok = bytes_append(&prefixed, event->bytes, event->len) == 0;
     }
+    prefix_len = prefixed.len;
     if (ok && out.len > 0) ok = bytes_append(&prefixed, out.data, out.len) == 0;
+    if (!ok) prefix_len = 0;
     if (ok) {
       free(out.data);
       out = prefixed;
@@ -889,6 +959,17 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   }
   relay->tap_start_offset += (double)relay->tap_out.len;
   relay->drained_offset = relay->tap_start_offset;
+  /* Chunk marks as offsets into `out` and ages at this moment (JS converts to its clock). */
+  int mark_count = out.len == 0 ? 0 : relay->mark_count;
+  double mark_offsets[CHUNK_MARKS];
+  double mark_ages_ms[CHUNK_MARKS];
+  uint64_t drained_at_ns = now_ns();
+  for (int k = 0; k < mark_count; k++) {
+    double at = relay->marks[k].offset - window_offset;
+    mark_offsets[k] = k == 0 || at < 0 ? 0 : at + (double)prefix_len;
+    mark_ages_ms[k] = relay->marks[k].at_ns >= drained_at_ns ? 0 : (double)(drained_at_ns - relay->marks[k].at_ns) / 1e6;
+  }
+  relay->mark_count = 0;
   bytes_t in = relay->tap_in;
   relay->tap_out = (bytes_t){NULL, 0, 0};
   relay->tap_in = (bytes_t){NULL, 0, 0};
@@ -926,6 +1007,17 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   set_property(env, result, "modesRevision", value);
   napi_create_string_latin1(env, reset, reset_len, &value);
   set_property(env, result, "modesReset", value);
+  napi_value offsets, ages, number;
+  napi_create_array_with_length(env, (size_t)mark_count, &offsets);
+  napi_create_array_with_length(env, (size_t)mark_count, &ages);
+  for (int k = 0; k < mark_count; k++) {
+    napi_create_double(env, mark_offsets[k], &number);
+    napi_set_element(env, offsets, (uint32_t)k, number);
+    napi_create_double(env, mark_ages_ms[k], &number);
+    napi_set_element(env, ages, (uint32_t)k, number);
+  }
+  set_property(env, result, "chunkOffsets", offsets);
+  set_property(env, result, "chunkAgesMs", ages);
   return result;
 }
 

@@ -184,6 +184,32 @@ describe('the native passthrough relay', () => {
     expect(readFileSync(fds.outPath).equals(expected)).toBe(true);
   });
 
+  it('hands over streaming output on the detector\'s schedule, each chunk stamped with when it was read', async () => {
+    const fds = fakeTerminalFds();
+    // Six frames 60 ms apart, like a spinner, then quiet until exit.
+    const pty = spawnRelayed("for i in 1 2 3 4 5 6; do printf \"frame$i \"; sleep 0.06; done; sleep 0.5", fds, { lossless: false });
+    const chunks: { text: string; atMs: number; deliveredAtMs: number }[] = [];
+    pty.onData((chunk, _isFlooding, atMs) => {
+      const deliveredAtMs = performance.now();
+      chunks.push({ text: chunk.toString(), atMs: atMs ?? deliveredAtMs, deliveredAtMs });
+    });
+
+    await pty.exited;
+    pty.dispose();
+
+    const frames = chunks.filter((c) => c.text.startsWith('frame'));
+    expect(frames.map((c) => c.text).join('')).toBe('frame1 frame2 frame3 frame4 frame5 frame6 ');
+    expect(frames).toHaveLength(6);
+    // Fewer hand-overs than frames (the main thread woke less often)…
+    const handOvers = frames.filter((c, i) => i === 0 || c.deliveredAtMs - (frames[i - 1]?.deliveredAtMs ?? 0) > 2).length;
+    expect(handOvers).toBeLessThan(6);
+    // …yet each frame carries its own read time, ~60 ms apart, never after its hand-over.
+    for (const [i, frame] of frames.entries()) {
+      expect(frame.atMs).toBeLessThanOrEqual(frame.deliveredAtMs);
+      if (i > 0) expect(frame.atMs - (frames[i - 1]?.atMs ?? 0)).toBeGreaterThan(30);
+    }
+  });
+
   it('ends once the agent exits even when a background process keeps the pty open', async () => {
     const fds = fakeTerminalFds();
     const started = performance.now();
