@@ -455,7 +455,7 @@ const BLOCKERS = {
     'start-up and exit (Node and module loading take ~0.2 s before the agent runs, closing the session ~0.06 s after it exits: ~10% of a 2.7 s run) and the relay thread\'s mode tracking (~0.2 CPU s per 200 MB of TUI output, a sequence every 9 bytes), on a 2-core machine where cat, the relay and the outer terminal already compete; the mirror parses at most 5% of a core during a flood',
   rtt: 'nothing agentwrap runs between a key and the agent any more (the relay thread is the same poll/read/write loop as script(1), which adds as much on this loaded machine); what is left is the kernel waking a thread twice per round trip. Spinning for the echo instead of sleeping made it worse (+209 µs: on 2 cores the spin takes the CPU the agent needs to echo)',
   idle: 'one main-thread wake-up a second (the 1 Hz tick: two /proc reads and the unchanged-tick check) and the record refresh every 5 s; /proc/<pid>/stat counts 10 ms ticks, so 30 s can only read 0.033% or 0.067%',
-  spinner: 'JavaScript on the main thread per frame (~0.5 ms: the drain, the mirror write, a view snapshot and a tick at the 100 ms quiet or 250 ms streaming recheck), all in V8\'s baseline tier at 10 Hz; the relay thread itself costs ~0.07%',
+  spinner: 'the main thread\'s JavaScript at ~4 hand-overs and ~4 ticks a second (draining, parsing each frame into the mirror, a viewport snapshot and the pack check), all in V8\'s baseline tier since nothing runs often enough to be optimised; the relay thread costs ~0.07% and V8\'s helper threads ~0.1%',
   rss: 'Node 20 starts at ~39 MB; xterm, RE2, smol-toml and the compiled packs bring a bare import to ~57 MB',
 } as const;
 
