@@ -22,6 +22,13 @@ const FLAGS = {
 
 /** How long `--auto` waits for any one state before calling the run failed. */
 const AUTO_STEP_TIMEOUT_MS = 20_000;
+/**
+ * How long the driver "reads" a published state before typing the next step, as a person
+ * would. Without it a keystroke landed within milliseconds of a published `done`, so whether a
+ * replay of the recording also published `done` first hung on a few ms of tick jitter (the
+ * idle hold ends 400 ms after the last frame; a tick that fired late under load moved it).
+ */
+const AUTO_READING_PAUSE_MS = 300;
 
 function demoAgentPath(): string {
   if (!existsSync(DEMO_AGENT_PATH)) {
@@ -126,7 +133,10 @@ async function runAuto(options: AutoOptions): Promise<number> {
   try {
     for (const step of SCRIPT) {
       if (!options.json) process.stdout.write(`\n▶ ${step.say}${step.type === '' ? '' : ` — typing ${JSON.stringify(step.type)}`}\n`);
-      if (step.type !== '') terminal.type(step.type);
+      if (step.type !== '') {
+        await new Promise((resolve) => setTimeout(resolve, AUTO_READING_PAUSE_MS));
+        terminal.type(step.type);
+      }
       for (const state of step.expect) {
         const index = await waitFor(state, cursor);
         for (; cursor <= index; cursor++) {
@@ -138,6 +148,7 @@ async function runAuto(options: AutoOptions): Promise<number> {
   } catch (error) {
     failure = error;
   } finally {
+    await new Promise((resolve) => setTimeout(resolve, AUTO_READING_PAUSE_MS));
     terminal.type('/exit\r');
     const timer = setTimeout(() => launched.kill('SIGTERM'), 5000);
     await launched.exited;
