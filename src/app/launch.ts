@@ -29,6 +29,12 @@ import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type 
  */
 export const SIGNAL_GRACE_MS = 5_000;
 
+/**
+ * Output held for taps that attach after the agent started (see heldOutput): the newest this
+ * much, unless lossless. A second of a busy TUI; the session loop attaches within ~0.1 s.
+ */
+export const HELD_OUTPUT_MAX_BYTES = 4 * 1024 * 1024;
+
 /** The most often the terminal guardian is told new mode resets (see the output handler). */
 export const GUARDIAN_UPDATE_MIN_MS = 100;
 
@@ -98,8 +104,9 @@ export interface LaunchedSession {
 type Tap<T extends unknown[]> = Set<(...args: T) => void>;
 
 /**
- * Starts `file args` in a PTY wrapped around the user's terminal. Attach taps synchronously,
- * in the same tick: output can only arrive on a later one.
+ * Starts `file args` in a PTY wrapped around the user's terminal. Taps may attach later (the
+ * session loop loads while the agent starts): what arrived before the first output or input
+ * tap is held and handed to it when it attaches (see HELD_OUTPUT_MAX_BYTES).
  */
 export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const terminal = options.terminal ?? processTerminal();
@@ -127,6 +134,21 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const isRelayed = pty.passthrough === 'native';
 
   const outputTaps: Tap<[Buffer, boolean, number | undefined]> = new Set();
+  // What arrived before the first tap attached (the session loop loads while the agent starts):
+  // handed to that tap when it does, each chunk with its arrival time. Bounded unless every
+  // byte matters (lossless: a recording), then by how fast the loop attaches.
+  const heldOutput: Array<{ chunk: Buffer; isFlooding: boolean; atMs: number }> = [];
+  const heldInput: Buffer[] = [];
+  let heldBytes = 0;
+  let isHeldCut = false;
+  const holdOutput = (chunk: Buffer, isFlooding: boolean, atMs: number): void => {
+    heldOutput.push({ chunk, isFlooding, atMs });
+    heldBytes += chunk.length;
+    while (!(options.lossless ?? false) && heldBytes > HELD_OUTPUT_MAX_BYTES && heldOutput.length > 1) {
+      heldBytes -= heldOutput.shift()?.chunk.length ?? 0;
+      isHeldCut = true;
+    }
+  };
   const inputTaps: Tap<[Buffer]> = new Set();
   const resizeTaps: Tap<[number, number]> = new Set();
   const callTaps = <T extends unknown[]>(taps: Tap<T>, name: string, ...args: T): void => {
@@ -183,15 +205,20 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
           }
         }
       }
-      callTaps(outputTaps, 'output', chunk, isFlooding, atMs);
+      if (outputTaps.size === 0) holdOutput(chunk, isFlooding, atMs ?? performance.now());
+      else callTaps(outputTaps, 'output', chunk, isFlooding, atMs);
     }),
   );
+  const toInputTaps = (chunk: Buffer): void => {
+    if (inputTaps.size === 0) heldInput.push(chunk);
+    else callTaps(inputTaps, 'input', chunk);
+  };
   disposers.push(
     isRelayed
-      ? pty.onInput((chunk) => callTaps(inputTaps, 'input', chunk))
+      ? pty.onInput(toInputTaps)
       : terminal.onInput((chunk) => {
           pty.write(chunk);
-          callTaps(inputTaps, 'input', chunk);
+          toInputTaps(chunk);
         }),
   );
   const applySize = (next: TerminalSize): void => {
@@ -279,10 +306,16 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     size: () => size,
     onOutput(listener) {
       outputTaps.add(listener);
+      // A CAN where the oldest held bytes were dropped: the mirror resynchronises after it.
+      if (isHeldCut) callTaps(outputTaps, 'output', Buffer.from([0x18]), false, heldOutput[0]?.atMs);
+      isHeldCut = false;
+      for (const held of heldOutput.splice(0)) callTaps(outputTaps, 'output', held.chunk, held.isFlooding, held.atMs);
+      heldBytes = 0;
       return () => outputTaps.delete(listener);
     },
     onInput(listener) {
       inputTaps.add(listener);
+      for (const chunk of heldInput.splice(0)) callTaps(inputTaps, 'input', chunk);
       return () => inputTaps.delete(listener);
     },
     onResize(listener) {

@@ -93,10 +93,7 @@ export interface LiveSession {
   readonly closed: Promise<void>;
 }
 
-/** The session id agentwrap uses until an agent hook reports the agent's own. */
-export function syntheticSessionId(wrapperPid: number, startedWallMs: number): string {
-  return `aw${wrapperPid}-${startedWallMs.toString(36)}`;
-}
+export { syntheticSessionId } from '../core/record.js';
 
 export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const clock = options.clock ?? systemClock;

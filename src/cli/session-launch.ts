@@ -7,11 +7,18 @@ import { basename } from 'node:path';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
 import { planHooks } from '../app/hooks.js';
 import { prepareControlSocketPath } from '../app/control-socket.js';
-import { attachLiveSession, syntheticSessionId, type LiveSession } from '../app/live-session.js';
+import type { LiveSession } from '../app/live-session.js';
+import { syntheticSessionId } from '../core/record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
 
 export async function runWithSession(request: LaunchRequest): Promise<number> {
+  // The live session (screen mirror, packs, records: ~80 ms of module loading and pack
+  // compiling here) loads while the agent starts, not before: the launcher holds the output
+  // for taps that attach late, and the relay thread passes it through meanwhile.
+  const liveSessionModule = import('../app/live-session.js');
+  // A failure to load is reported where it is awaited (after the agent ran); never unhandled.
+  liveSessionModule.catch(() => undefined);
   const env = process.env;
   const sessionId = syntheticSessionId(process.pid, Date.now());
   // One look at the state directory before the agent draws anything: a refused directory is
@@ -36,6 +43,7 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
   const hooks = request.flags.hooks ? planHooks({ agent: request.flags.pack ?? basename(request.command), args: request.args, env }) : undefined;
   if (hooks?.note !== undefined) warnings.push(hooks.note);
   let live: LiveSession | undefined;
+  let attaching: Promise<void> | undefined;
   try {
     const code = await launchAndWait(hooks?.installed === true ? { ...request, args: hooks.args } : request, {
       extraEnv: {
@@ -46,29 +54,37 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
         ...(controlPath === undefined ? {} : { AGENTWRAP_CONTROL: controlPath }),
       },
       attach: (launched) => {
-        live = attachLiveSession({
-          launched,
-          command: request.command,
-          args: request.args,
-          packAgent: request.flags.pack,
-          sessionId,
-          env,
-          cwd: process.cwd(),
-          record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
-          notify: request.flags.notify,
-          // Between two of the agent's output chunks, never inside an escape sequence of it.
-          writeTerminal: (data) => launched.writeTerminal(data),
-          onStateCommand: request.flags.onState,
-          isPublishing: refused === undefined,
-          controlPath,
-          // Anything said while the agent owns the screen would scribble over it: kept for the end
-          // (and visible meanwhile through `agentwrap status explain`).
-          warn: (message) => {
-            if (!warnings.includes(message)) warnings.push(message);
-          },
+        attaching = liveSessionModule.then(({ attachLiveSession }) => {
+          live = attachLiveSession({
+            launched,
+            command: request.command,
+            args: request.args,
+            packAgent: request.flags.pack,
+            sessionId,
+            env,
+            cwd: process.cwd(),
+            record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
+            notify: request.flags.notify,
+            // Between two of the agent's output chunks, never inside an escape sequence of it.
+            writeTerminal: (data) => launched.writeTerminal(data),
+            onStateCommand: request.flags.onState,
+            isPublishing: refused === undefined,
+            controlPath,
+            // Anything said while the agent owns the screen would scribble over it: kept for the end
+            // (and visible meanwhile through `agentwrap status explain`).
+            warn: (message) => {
+              if (!warnings.includes(message)) warnings.push(message);
+            },
+          });
         });
       },
     });
+    try {
+      await attaching;
+    } catch (error) {
+      // As launchAndWait does for a synchronous failure: the agent ran, unwatched; say why.
+      warnings.push(`the session loop failed to start (the agent ran unwatched): ${error instanceof Error ? error.message : String(error)}`);
+    }
     await live?.closed;
     for (const message of warnings) process.stderr.write(`agentwrap: ${message}\n`);
     return code;

@@ -193,6 +193,11 @@ export function createHeartbeat(pid: number, tsMs: number, ttlMs: number = DEFAU
 
 // ── keys ────────────────────────────────────────────────────────────────────────────────────
 
+/** The session id agentwrap uses until an agent hook reports the agent's own. */
+export function syntheticSessionId(wrapperPid: number, startedWallMs: number): string {
+  return `aw${wrapperPid}-${startedWallMs.toString(36)}`;
+}
+
 /**
  * Convention §3: `<source_cli>-<session_id>`, or `<source_cli>-pid<pid>` without a session id,
  * every other character replaced by `_`. A key longer than KEY_MAX_CHARS keeps its head and

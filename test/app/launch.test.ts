@@ -46,6 +46,28 @@ describe('launchWrapped', () => {
     expect(seenBeforeTap.every(Boolean)).toBe(true);
   });
 
+  it('hands what arrived before the first taps attached to them when they do, in order, with arrival times', async () => {
+    const terminal = new FakeTerminal();
+    const session = launch(terminal, 'echo early; read line; echo "got $line"');
+    await until(() => terminal.text().includes('early'));
+    terminal.type('typed\r');
+    await until(() => terminal.text().includes('got typed'));
+    const attachedAtMs = performance.now();
+
+    const outputs: { text: string; atMs: number | undefined }[] = [];
+    const inputs: string[] = [];
+    session.onOutput((chunk, _isFlooding, atMs) => outputs.push({ text: chunk.toString(), atMs }));
+    session.onInput((chunk) => inputs.push(chunk.toString()));
+    await session.exited;
+
+    const text = outputs.map((o) => o.text).join('');
+    expect(text).toContain('early\r\n');
+    expect(text.indexOf('early')).toBeLessThan(text.indexOf('got typed'));
+    expect(inputs.join('')).toBe('typed\r');
+    // Held chunks carry the time they arrived, before the taps attached.
+    expect(outputs[0]?.atMs).toBeLessThan(attachedAtMs);
+  });
+
   it('keeps passing output through when a tap throws, and warns once', async () => {
     const terminal = new FakeTerminal();
     const warnings: string[] = [];
