@@ -28,6 +28,7 @@
 #include <node_api.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -427,6 +428,7 @@ static size_t modes_reset_sequence(const modes_t *m, char *out, size_t cap) {
 }
 
 #define READ_BYTES (64 * 1024)
+#define READS_PER_POLL 8
 #define INPUT_BYTES 4096
 /* How long a stop waits for a stuck terminal to take the output already read. */
 #define STOP_FLUSH_MS 1000
@@ -681,6 +683,8 @@ static void *relay_main(void *arg) {
   int output_ok = 1;
   int input_open = relay->in_fd >= 0;
   int master_open = buffer != NULL;
+  /* Reading again without a poll needs a non-blocking master (libuv makes node-pty's so). */
+  int reads_per_poll = (fcntl(relay->master_fd, F_GETFL) & O_NONBLOCK) ? READS_PER_POLL : 1;
 
   while (master_open) {
     pthread_mutex_lock(&relay->mutex);
@@ -744,8 +748,14 @@ static void *relay_main(void *arg) {
         post_event(relay, EVENT_INPUT_ENDED);
       }
     }
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
+    /*
+     * A pty hands out at most 4 KiB per read (the line discipline's buffer), so under a flood
+     * the next read usually succeeds at once: try it before polling again (up to
+     * READS_PER_POLL), which saves a poll per chunk; the keyboard is still polled between.
+     */
+    for (int reads = 0; reads < reads_per_poll && master_open && (reads > 0 || (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))); reads++) {
       ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
+      if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (count > 0) {
         write_output(relay, buffer, (size_t)count, &output_ok);
         uint64_t read_ns = now_ns();
@@ -756,7 +766,7 @@ static void *relay_main(void *arg) {
           relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};
         pthread_mutex_unlock(&relay->mutex);
         tap(relay, &relay->tap_out, buffer, (size_t)count, 1);
-      } else if (count == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
+      } else if (count == 0 || errno != EINTR) {
         /* EIO: every slave fd is closed and the kernel buffer is drained. */
         master_open = 0;
       }
