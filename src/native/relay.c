@@ -839,6 +839,16 @@ static relay_t *unwrap(napi_env env, napi_value value) {
   return data;
 }
 
+/* The relay handle a call's first argument holds, with the call's other arguments in argv. */
+static relay_t *relay_call(napi_env env, napi_callback_info info, size_t argc, napi_value *argv) {
+  size_t given = argc;
+  if (napi_get_cb_info(env, info, &given, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, NULL, "agentwrap relay: bad call");
+    return NULL;
+  }
+  return unwrap(env, argv[0]);
+}
+
 /* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs) → handle */
 static napi_value start(napi_env env, napi_callback_info info) {
   size_t argc = 9;
@@ -936,10 +946,8 @@ static napi_value set_property(napi_env env, napi_value object, const char *key,
 
 /* drain(handle) → { output, input, droppedOutput, ended, inputEnded, outputErrno, stopped } */
 static napi_value drain(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  relay_t *relay = unwrap(env, argv[0]);
+  relay_t *relay = relay_call(env, info, 1, argv);
   if (relay == NULL) return NULL;
 
   pthread_mutex_lock(&relay->mutex);
@@ -1033,10 +1041,8 @@ static napi_value drain(napi_env env, napi_callback_info info) {
 
 /* writeOut(handle, buffer) → false once the thread has stopped (the caller writes itself). */
 static napi_value write_out(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  relay_t *relay = unwrap(env, argv[0]);
+  relay_t *relay = relay_call(env, info, 2, argv);
   if (relay == NULL) return NULL;
   void *data;
   size_t len;
@@ -1053,10 +1059,8 @@ static napi_value write_out(napi_env env, napi_callback_info info) {
 
 /* stop(handle): the thread writes what it already read, then exits (STOPPED is posted). */
 static napi_value stop(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  relay_t *relay = unwrap(env, argv[0]);
+  relay_t *relay = relay_call(env, info, 1, argv);
   if (relay == NULL) return NULL;
   pthread_mutex_lock(&relay->mutex);
   relay->stop_requested = 1;

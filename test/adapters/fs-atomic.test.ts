@@ -40,6 +40,18 @@ for (let i = 0; i < Number(reads); i++) {
 process.stdout.write(JSON.stringify({ torn, missing, distinct: seen.size }));
 `;
 
+/** Rewrites `path` with `write(n)` until a reader in another process has read it 2000 times. */
+async function rewriteWhileReading(path: string, write: (n: number) => Promise<void>): Promise<{ torn: number; missing: number; distinct: number }> {
+  const reader = spawn(process.execPath, ['-e', READER, path, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  reader.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let running = true;
+  const exited = new Promise<void>((resolve) => reader.on('exit', () => { running = false; resolve(); }));
+  for (let writes = 1; running && writes < 100_000; writes++) await write(writes);
+  await exited;
+  return JSON.parse(output) as { torn: number; missing: number; distinct: number };
+}
+
 describe('writeFileAtomic', () => {
   it('writes the data with mode 0600 and leaves no temp file', async () => {
     const path = join(dir, 'a.json');
@@ -89,19 +101,10 @@ describe('writeFileAtomic', () => {
   it('a reader in another process never sees a torn file while it is rewritten (2000 reads)', async () => {
     const path = join(dir, 'record.json');
     await writeFileAtomic(path, version(0));
-    const reader = spawn(process.execPath, ['-e', READER, path, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    reader.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let running = true;
-    const exited = new Promise<void>((resolve) => reader.on('exit', () => { running = false; resolve(); }));
 
-    let writes = 0;
-    while (running && writes < 100_000) await writeFileAtomic(path, version(++writes));
-    await exited;
+    const result = await rewriteWhileReading(path, (n) => writeFileAtomic(path, version(n)));
 
-    const result = JSON.parse(output) as { torn: number; missing: number; distinct: number };
-    expect(result.torn).toBe(0);
-    expect(result.missing).toBe(0);
+    expect([result.torn, result.missing]).toEqual([0, 0]);
     // The reader really overlapped with the writer: it saw several versions.
     expect(result.distinct).toBeGreaterThan(1);
     expect(readdirSync(dir)).toEqual(['record.json']);
@@ -133,21 +136,13 @@ describe('writeEphemeralFileSync', () => {
   it('a reader in another process never sees a torn file while it is rewritten (2000 reads)', async () => {
     const path = join(dir, 'record.json');
     writeEphemeralFileSync(path, version(0));
-    const reader = spawn(process.execPath, ['-e', READER, path, '2000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    reader.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let running = true;
-    const exited = new Promise<void>((resolve) => reader.on('exit', () => { running = false; resolve(); }));
 
-    let writes = 0;
-    // Yield between writes so the reader's output and exit events are seen.
-    while (running && writes < 100_000) {
-      writeEphemeralFileSync(path, version(++writes));
-      if (writes % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    await exited;
+    const result = await rewriteWhileReading(path, async (n) => {
+      writeEphemeralFileSync(path, version(n));
+      // Yield now and then so the reader's output and exit events are seen.
+      if (n % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+    });
 
-    const result = JSON.parse(output) as { torn: number; missing: number; distinct: number };
     expect([result.torn, result.missing]).toEqual([0, 0]);
     expect(result.distinct).toBeGreaterThan(1);
     expect(readdirSync(dir)).toEqual(['record.json']);

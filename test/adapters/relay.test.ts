@@ -44,6 +44,19 @@ function spawnRelayed(
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** A tap that takes `busyMs` of the main thread per chunk (the relay thread goes on meanwhile). */
+async function collectSlowly(pty: PtyProcess, busyMs: number): Promise<Buffer> {
+  const tapped: Buffer[] = [];
+  pty.onData((chunk) => {
+    tapped.push(chunk);
+    const until = performance.now() + busyMs;
+    while (performance.now() < until);
+  });
+  await pty.exited;
+  pty.dispose();
+  return Buffer.concat(tapped);
+}
+
 describe('the native passthrough relay', () => {
   it('is built by the install step and loads', () => {
     const load = loadNativeRelay({});
@@ -112,20 +125,10 @@ describe('the native passthrough relay', () => {
     const size = 6_000_000;
     const fds = fakeTerminalFds();
     const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: false, tapWindowBytes: 64 * 1024 });
-    const tapped: Buffer[] = [];
-    pty.onData((chunk) => {
-      tapped.push(chunk);
-      // A slow tap: the relay thread keeps going meanwhile.
-      const until = performance.now() + 30;
-      while (performance.now() < until);
-    });
-
-    await pty.exited;
-    pty.dispose();
+    const all = await collectSlowly(pty, 30);
 
     const expected = expectedPtyBytes(size);
     expect(readFileSync(fds.outPath).equals(expected)).toBe(true);
-    const all = Buffer.concat(tapped);
     expect(all.length).toBeLessThan(expected.length);
     // The payload is printable ASCII, so a CAN can only be the relay's gap mark.
     expect(all.includes(0x18)).toBe(true);
@@ -143,17 +146,7 @@ describe('the native passthrough relay', () => {
       "w(f);w('\\x1b]0;skipped title\\x07\\x07\\x1b[?1049h\\x1b]9;4;1;42\\x1b\\\\');w(f);w('end');",
     ].join('');
     const pty = spawnRelayed(`exec node -e ${quote(program)}`, fds, { lossless: false, tapWindowBytes: 64 * 1024 });
-    const tapped: Buffer[] = [];
-    pty.onData((chunk) => {
-      tapped.push(chunk);
-      const until = performance.now() + 30;
-      while (performance.now() < until);
-    });
-
-    await pty.exited;
-    pty.dispose();
-
-    const all = Buffer.concat(tapped).toString('latin1');
+    const all = (await collectSlowly(pty, 30)).toString('latin1');
     expect(readFileSync(fds.outPath).length).toBe(12_000_042);
     expect(all.length).toBeLessThan(4_000_000);
     expect(all).toContain('\x18');
@@ -169,18 +162,10 @@ describe('the native passthrough relay', () => {
     const size = 3_000_000;
     const fds = fakeTerminalFds();
     const pty = spawnRelayed(`exec node -e ${quote(writerScript(size))}`, fds, { lossless: true, tapMaxBytes: 64 * 1024 });
-    const tapped: Buffer[] = [];
-    pty.onData((chunk) => {
-      tapped.push(chunk);
-      const until = performance.now() + 5;
-      while (performance.now() < until);
-    });
-
-    await pty.exited;
-    pty.dispose();
+    const tapped = await collectSlowly(pty, 5);
 
     const expected = expectedPtyBytes(size);
-    expect(Buffer.concat(tapped).equals(expected)).toBe(true);
+    expect(tapped.equals(expected)).toBe(true);
     expect(readFileSync(fds.outPath).equals(expected)).toBe(true);
   });
 
