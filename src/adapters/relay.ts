@@ -16,10 +16,9 @@ import { PACKAGE_ROOT } from './paths.js';
 export const RELAY_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'agentwrap_relay.node');
 
 /**
- * How far the taps may fall behind the passthrough before the oldest tapped output is dropped
- * (the mirror then resynchronises from the newest bytes, as after any flood cut). A lossless
- * relay (recording on) waits instead. 4 MiB is ~50 ms of the fastest PTY flood and as much as
- * the mirror's own backlog keeps (screen.ts), so more would only be memory.
+ * How far lossless taps (a recording is on) may fall behind before the relay thread waits for
+ * them, as a slow terminal would make it wait: ~50 ms of the fastest PTY flood. (Taps that are
+ * not lossless never wait: they keep a window, RELAY_TAP_WINDOW_BYTES.)
  */
 export const RELAY_TAP_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -55,7 +54,7 @@ export interface RelayBatch {
   readonly output: Buffer | undefined;
   /** Keystrokes already written to the PTY, since the last batch. */
   readonly input: Buffer | undefined;
-  /** Output bytes the taps never saw because they fell RELAY_TAP_MAX_BYTES behind. */
+  /** Output bytes the taps never saw (they fell behind a flood; see RELAY_TAP_WINDOW_BYTES). */
   readonly droppedOutput: number;
   /** The PTY reported EIO/EOF: everything the agent wrote has been relayed. */
   readonly ended: boolean;

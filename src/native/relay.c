@@ -11,12 +11,17 @@
  *
  * Contract:
  * - Output is written to the terminal first, then appended to the output tap; a keystroke is
- *   written to the PTY first, then appended to the input tap. Taps are bounded (tap_max bytes):
- *   when JS falls that far behind, the oldest tapped output is discarded and counted (never
- *   the passthrough), unless the relay is lossless (a recording is on), in which case the
- *   thread waits for JS to drain, as a slow terminal would make it wait.
+ *   written to the PTY first, then appended to the input tap. Never the passthrough but only
+ *   the taps give way when JS falls behind: without a recording the output tap keeps the
+ *   newest tap_window bytes and salvages what it drops (OSC sequences, a bell, screen
+ *   switches: see salvage_push), handed over first after a CAN; with one (lossless) the
+ *   thread waits for JS to drain past tap_max, as a slow terminal would make it wait.
+ * - Every chunk read keeps its read time (chunk marks), so JS can stamp it correctly however
+ *   late it drains.
  * - JS learns that there is something to drain through one thread-safe call at a time (a
- *   flag coalesces them), then takes everything with drain().
+ *   flag coalesces them), then takes everything with drain(). When it is told is the
+ *   relay's policy (see the loop): at once for keystrokes, events and a flood's first 256 KiB;
+ *   for other output when the detector will look (quiet_notify_ns, stream_notify_ns).
  * - Bytes JS writes to the terminal (writeOut: notifications) go out between two output
  *   chunks, never inside one.
  * - The thread ends when the PTY master reports EIO/EOF (every slave closed, buffer drained)
