@@ -33,7 +33,6 @@ import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } f
 import type { ModeState } from './terminal.js';
 import * as nodePty from 'node-pty';
 
-
 /** Read size when draining the pty by hand after libuv's early EOF (see the 'end' handler). */
 const DRAIN_READ_BYTES = 64 * 1024;
 
@@ -434,10 +433,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
   const dispatchChunks = (batch: RelayBatch, output: Buffer, isFlooding: boolean): void => {
     const nowMs = performance.now();
     const count = batch.chunkOffsets.length;
-    if (count <= 1) {
-      dispatch(output, isFlooding, count === 1 ? nowMs - (batch.chunkAgesMs[0] ?? 0) : undefined);
-      return;
-    }
+    if (count === 0) dispatch(output, isFlooding);
     for (let k = 0; k < count; k++) {
       const start = batch.chunkOffsets[k] ?? 0;
       const end = k + 1 < count ? (batch.chunkOffsets[k + 1] ?? output.length) : output.length;

@@ -123,39 +123,33 @@ export interface RelayOptions {
   readonly tapMaxBytes?: number;
   /** The newest output kept for the taps when they are not lossless (RELAY_TAP_WINDOW_BYTES). */
   readonly tapWindowBytes?: number;
-  /** FLOOD_DRAIN_INTERVAL_MS, for tests. */
-  readonly floodDrainIntervalMs?: number;
-  /** Runs on the main thread whenever there is something to take; never concurrently. */
-  /** `isFlooding`: the batch was taken during a flood, and the next one follows within FLOOD_DRAIN_INTERVAL_MS. */
+  /**
+   * Runs on the main thread whenever there is something to take; never concurrently.
+   * `isFlooding`: the batch was taken during a flood, and the next one follows within
+   * FLOOD_DRAIN_INTERVAL_MS.
+   */
   readonly onBatch: (batch: RelayBatch, isFlooding: boolean) => void;
 }
 
 export interface PassthroughRelay {
   /** Queues bytes for the terminal, written between two output chunks; false once stopped. */
   writeOut(data: Buffer | string): boolean;
-  /** Asks the thread to finish: it writes what it already read, then exits. */
+  /** Asks the thread to finish: it writes what it already read, then exits (its last batch says `stopped`). */
   stop(): void;
-  /** Resolves after the last batch (the one with `stopped`) was delivered. */
-  readonly stopped: Promise<void>;
 }
 
 export function startRelay(module: NativeRelayModule, options: RelayOptions): PassthroughRelay {
   let isStopped = false;
-  let resolveStopped: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => {
-    resolveStopped = resolve;
-  });
   let handle: unknown;
   let deferred: NodeJS.Timeout | undefined;
   let lastDrainAtMs = Number.NEGATIVE_INFINITY;
-  const intervalMs = options.floodDrainIntervalMs ?? FLOOD_DRAIN_INTERVAL_MS;
   const onReady = (reason: number): void => {
     if (isStopped || handle === undefined) return;
     if (reason === REASON_SIZE && !options.lossless) {
       // A flood: take the newest bytes a few times a second, not every chunk (the thread keeps
       // the window and salvages the rest meanwhile).
       if (deferred !== undefined) return;
-      const waitMs = lastDrainAtMs + intervalMs - performance.now();
+      const waitMs = lastDrainAtMs + FLOOD_DRAIN_INTERVAL_MS - performance.now();
       if (waitMs > 0) {
         deferred = setTimeout(() => {
           deferred = undefined;
@@ -178,10 +172,7 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
       options.onBatch(batch, isFlooding && !batch.stopped);
     } finally {
       // A throwing batch handler is the caller's bug and reported there; the relay still ends.
-      if (batch.stopped) {
-        isStopped = true;
-        resolveStopped();
-      }
+      if (batch.stopped) isStopped = true;
     }
   };
   handle = module.start(
@@ -205,6 +196,5 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     stop() {
       if (!isStopped) module.stop(handle);
     },
-    stopped,
   };
 }

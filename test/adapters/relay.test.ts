@@ -230,12 +230,17 @@ describe("the relay's mode tracker (the C port of ModeTracker)", () => {
   }
 
   /** Splits bytes at pseudo-random points (a fixed seed), so sequences straddle chunks. */
-  function chop(bytes: Buffer, seed: number, maxChunk: number): Buffer[] {
+  /** A linear congruential sequence: every run below is reproducible from its seed. */
+  function seeded(seed: number): () => number {
     let state = seed;
-    const next = (): number => {
+    return () => {
       state = (state * 1103515245 + 12345) % 2147483648;
       return state;
     };
+  }
+
+  function chop(bytes: Buffer, seed: number, maxChunk: number): Buffer[] {
+    const next = seeded(seed);
     const chunks: Buffer[] = [];
     for (let at = 0; at < bytes.length; ) {
       const size = 1 + (next() % maxChunk);
@@ -269,11 +274,7 @@ describe("the relay's mode tracker (the C port of ModeTracker)", () => {
     for (const mode of [1, 7, 25, 47, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1015, 1016, 1047, 1049, 2004, 2026, 2048, 3, 12, 9999]) {
       alphabet.push(`\x1b[?${mode}h`, `\x1b[?${mode}l`, `\x1b[?${mode};25;7l`);
     }
-    let state = 7;
-    const next = (): number => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state;
-    };
+    const next = seeded(7);
     for (let round = 0; round < 20; round++) {
       let text = '';
       for (let i = 0; i < 5000; i++) text += alphabet[next() % alphabet.length];
