@@ -263,7 +263,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
         const nowMs = clock.nowMs();
         // The record's periodic refresh rides on this wake-up (the store's own timer waits
         // STORE_TIMER_SLACK_MS longer and only stands in if ticking stops).
-        if (store !== undefined && store.refreshDueMs() === 0) void store.refreshIfDue();
+        if (store !== undefined) void store.refreshIfDue();
         if (!changed && store !== undefined && screen.evidence().title?.text !== publishedTitle && nowMs - titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
           titlePublishedAtMs = nowMs;
           void store.publish(currentRecord(detector.state));
