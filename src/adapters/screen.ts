@@ -238,6 +238,16 @@ export interface ScreenMirror extends Screen {
   flush(): Promise<void>;
 }
 
+/**
+ * An array consumed from `head` on, as a queue: emptied once all of it is consumed, sliced once
+ * the consumed head is large and most of it, so it neither grows without end nor copies per item.
+ */
+function compactQueue<T>(items: T[], head: number): { items: T[]; head: number } {
+  if (head === items.length) return { items: [], head: 0 };
+  if (head > 1024 && head * 2 > items.length) return { items: items.slice(head), head: 0 };
+  return { items, head };
+}
+
 export function createScreen(options: ScreenOptions): ScreenMirror {
   return options.worker === true ? new WorkerScreen(options) : new LocalScreen(options);
 }
@@ -864,14 +874,7 @@ abstract class FlowControlledScreen implements ScreenMirror {
     const done = this.inFlight[this.inFlightHead];
     if (done === undefined) return;
     this.inFlight[this.inFlightHead] = undefined;
-    this.inFlightHead += 1;
-    if (this.inFlightHead === this.inFlight.length) {
-      this.inFlight = [];
-      this.inFlightHead = 0;
-    } else if (this.inFlightHead > 1024 && this.inFlightHead * 2 > this.inFlight.length) {
-      this.inFlight = this.inFlight.slice(this.inFlightHead);
-      this.inFlightHead = 0;
-    }
+    ({ items: this.inFlight, head: this.inFlightHead } = compactQueue(this.inFlight, this.inFlightHead + 1));
     if (done.kind === 'data') {
       this.inFlightBytes -= done.data.length;
       if (done.isSynthetic !== true) this.parsedBytes += done.data.length;
@@ -1061,13 +1064,7 @@ abstract class FlowControlledScreen implements ScreenMirror {
   }
 
   private compactBacklog(): void {
-    if (this.backlogHead === this.backlog.length) {
-      this.backlog = [];
-      this.backlogHead = 0;
-    } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
-      this.backlog = this.backlog.slice(this.backlogHead);
-      this.backlogHead = 0;
-    }
+    ({ items: this.backlog, head: this.backlogHead } = compactQueue(this.backlog, this.backlogHead));
   }
 
   /**
