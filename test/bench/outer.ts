@@ -43,18 +43,23 @@ function parseTime(path: string): { wallS: number; cpuS: number; rssMb: number }
   return { wallS: wall, cpuS: user + sys, rssMb: rss / 1024 };
 }
 
+/** The outer terminal every measured program runs in: a fresh node-pty that yields raw bytes. */
+function spawnOuter(file: string, args: readonly string[], options: OuterOptions): nodePty.IPty {
+  return nodePty.spawn(file, [...args], {
+    name: 'xterm-256color',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd,
+    env: options.env,
+    encoding: null,
+  });
+}
+
 /** Runs `argv` under time(1) in a fresh outer pty and drains it until the command exits. */
 export function runTimed(argv: readonly string[], scratch: string, options: OuterOptions): Promise<TimedRun> {
   const timeFile = join(scratch, `time-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
   return new Promise((resolve, reject) => {
-    const pty = nodePty.spawn(GNU_TIME, ['-f', TIME_FORMAT, '-o', timeFile, ...argv], {
-      name: 'xterm-256color',
-      cols: options.cols,
-      rows: options.rows,
-      cwd: options.cwd,
-      env: options.env,
-      encoding: null,
-    });
+    const pty = spawnOuter(GNU_TIME, ['-f', TIME_FORMAT, '-o', timeFile, ...argv], options);
     let bytes = 0;
     const chunks: Buffer[] = [];
     pty.onData((data: Buffer | string) => {
@@ -87,14 +92,7 @@ export interface OuterSession {
 export function openSession(argv: readonly string[], options: OuterOptions): OuterSession {
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('openSession: empty command');
-  const pty = nodePty.spawn(file, args, {
-    name: 'xterm-256color',
-    cols: options.cols,
-    rows: options.rows,
-    cwd: options.cwd,
-    env: options.env,
-    encoding: null,
-  });
+  const pty = spawnOuter(file, args, options);
   let seen = '';
   let onData: ((chunk: string, atMs: number) => void) | undefined;
   pty.onData((data: Buffer | string) => {
