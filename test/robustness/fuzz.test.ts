@@ -29,20 +29,13 @@ import {
   type RegionSpec,
 } from '../../src/core/regions.js';
 import { UNSAFE_TITLE_CHARS } from './harness.js';
+import { rng } from './hostile-agent.mjs';
 
 const { Terminal } = xtermHeadless;
 
-/** xorshift32: every case below is reproducible from its seed. */
+/** xorshift32 (the hostile agent's): every case below is reproducible from its seed. */
 function prng(seed: number): { int(n: number): number; pick<T>(list: readonly T[]): T; chance(p: number): boolean } {
-  let x = seed >>> 0 || 1;
-  const next = (): number => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
+  const next = rng(seed);
   return {
     int: (n) => next() % n,
     pick: (list) => list[next() % list.length] as (typeof list)[number],

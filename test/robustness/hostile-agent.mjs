@@ -10,8 +10,8 @@ import { writeSync } from 'node:fs';
 const [tag = 'tag', seedText = '1'] = process.argv.slice(2);
 const MiB = 1024 * 1024;
 
-/** xorshift32: the same flood for the same seed. */
-function rng(seed) {
+/** xorshift32: the same flood for the same seed (the fuzz tests draw from it too). */
+export function rng(seed) {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;
