@@ -44,6 +44,9 @@ export const DRAIN_QUIET_MS = 500;
  */
 export const DRAIN_MAX_MS = 5_000;
 
+/** How the bytes between the user's terminal and the agent are relayed. */
+export type Passthrough = 'native' | 'event-loop';
+
 export interface PtyExit {
   /** The exit code the way a shell reports it: the child's status, or 128+N for signal N. */
   readonly code: number;
@@ -144,8 +147,8 @@ export interface PtyProcess {
    * Listeners run synchronously, in subscription order.
    */
   onData(listener: (chunk: Buffer, isFlooding: boolean, atMs: number | undefined) => void): () => void;
-  /** 'native' when the relay thread carries the bytes (see PtySpawnOptions.passthrough). */
-  readonly passthrough: 'native' | 'caller';
+  /** Who carries the bytes: the native relay thread (see PtySpawnOptions.passthrough) or the caller's event loop. */
+  readonly passthrough: Passthrough;
   /** Why the native relay is not in use, when passthrough was asked for and it is not. */
   readonly passthroughNote: string | undefined;
   /**
@@ -470,7 +473,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       dispatch(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     });
   }
-  const passthrough = relay === undefined ? 'caller' : 'native';
+  const passthrough: Passthrough = relay === undefined ? 'event-loop' : 'native';
   const passthroughNote =
     options.passthrough === undefined || relay !== undefined
       ? undefined

@@ -17,6 +17,7 @@ import {
   childEnvironment,
   exitCodeOf,
   spawnPty,
+  type Passthrough,
   type PtyExit,
   type PtyProcess,
 } from '../adapters/pty.js';
@@ -94,7 +95,7 @@ export interface LaunchedSession {
   /** Writes to the user's terminal between the agent's output chunks (notifications). */
   writeTerminal(data: string): void;
   /** 'native' when the relay thread carries the bytes, else the event loop does. */
-  readonly passthrough: 'native' | 'event-loop';
+  readonly passthrough: Passthrough;
   /** Why the native relay is not in use (absent when it is). */
   readonly passthroughNote: string | undefined;
   /** Output the native relay kept from the taps because they fell behind a flood (salvaged). */
@@ -329,7 +330,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     writeTerminal(data) {
       if (!pty.writeTerminal(data)) terminal.write(data);
     },
-    passthrough: isRelayed ? 'native' : 'event-loop',
+    passthrough: pty.passthrough,
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
   };

@@ -4,6 +4,7 @@
  * and renders it. The session computed everything; this only formats it.
  */
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../app/control-socket.js';
+import type { Passthrough } from '../adapters/pty.js';
 import type { RuleEvaluation } from '../core/evaluate.js';
 import type { SessionState } from '../core/session-state.js';
 import type { TickLogEntry } from '../core/tick-log.js';
@@ -32,7 +33,7 @@ export interface ExplainPayload {
 
 /** How output reached the terminal and what the screen mirror made of it (live-session.ts). */
 export interface MirrorReport {
-  readonly passthrough: 'native' | 'event-loop';
+  readonly passthrough: Passthrough;
   readonly passthrough_note: string | null;
   readonly relay_skipped_bytes: number;
   readonly parsedBytes: number;
