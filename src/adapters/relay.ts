@@ -56,13 +56,10 @@ export interface RelayBatch {
   readonly input: Buffer | undefined;
   /** Output bytes the taps never saw (they fell behind a flood; see RELAY_TAP_WINDOW_BYTES). */
   readonly droppedOutput: number;
-  /** The PTY reported EIO/EOF: everything the agent wrote has been relayed. */
-  readonly ended: boolean;
-  /** The user's input reached EOF or failed. */
-  readonly inputEnded: boolean;
-  /** Non-zero once writing to the terminal failed (the errno); output is discarded from then. */
-  readonly outputErrno: number;
-  /** The thread has exited (after `ended`, or after stop()). The last batch says so. */
+  /**
+   * The thread has exited: the PTY reported EIO/EOF (everything the agent wrote was relayed),
+   * or stop() was asked. The last batch says so.
+   */
   readonly stopped: boolean;
   /** The relay's mode tracker (ModeTracker's C port) over all output so far: its revision… */
   readonly modesRevision: number;

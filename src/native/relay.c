@@ -465,13 +465,6 @@ typedef struct {
 /* ...unless this much is waiting (a flood): then at once, so batches stay bounded. */
 #define NOTIFY_NOW_BYTES (256 * 1024)
 
-enum {
-  EVENT_ENDED = 1,        /* the master reported EIO/EOF: every byte was read */
-  EVENT_INPUT_ENDED = 2,  /* the input fd reported EOF or an error */
-  EVENT_OUTPUT_FAILED = 4,/* writing to the terminal failed (it went away) */
-  EVENT_STOPPED = 8       /* the thread has exited (after ENDED or a stop request) */
-};
-
 typedef struct {
   unsigned char *data;
   size_t len;
@@ -507,9 +500,8 @@ typedef struct {
   uint64_t stream_notify_ns; /* …or, while it streams, this long after the last time */
   chunk_mark_t marks[CHUNK_MARKS];
   int mark_count;
-  int events;
+  int stopped; /* the thread has exited (the master reported EIO/EOF, or stop() was asked) */
   int stop_requested;
-  int output_errno;
   modes_t modes; /* fed by the thread; read under the mutex */
   /*
    * Output tap window (not lossless): once the taps hold more than twice this, only the newest
@@ -549,13 +541,6 @@ static void notify_locked(relay_t *relay, int reason) {
   if (relay->notify_pending != 0 && !(reason != REASON_SIZE && relay->notify_pending == REASON_SIZE)) return;
   relay->notify_pending = reason;
   napi_call_threadsafe_function(relay->tsfn, (void *)(intptr_t)reason, napi_tsfn_nonblocking);
-}
-
-static void post_event(relay_t *relay, int event) {
-  pthread_mutex_lock(&relay->mutex);
-  relay->events |= event;
-  notify_locked(relay, REASON_EVENT);
-  pthread_mutex_unlock(&relay->mutex);
 }
 
 /*
@@ -661,14 +646,9 @@ static int write_all(relay_t *relay, int fd, const unsigned char *data, size_t l
 
 static void write_output(relay_t *relay, const unsigned char *data, size_t len, int *output_ok) {
   if (!*output_ok) return;
-  int failure = write_all(relay, relay->out_fd, data, len, -1);
-  if (failure == 0) return;
-  *output_ok = 0;
-  pthread_mutex_lock(&relay->mutex);
-  relay->output_errno = failure;
-  relay->events |= EVENT_OUTPUT_FAILED;
-  notify_locked(relay, REASON_EVENT);
-  pthread_mutex_unlock(&relay->mutex);
+  /* A terminal that went away (EIO, EPIPE) takes no more: output is discarded from then on, and
+   * the hangup that comes with it ends the session. */
+  if (write_all(relay, relay->out_fd, data, len, -1) != 0) *output_ok = 0;
 }
 
 /* Writes whatever JS queued for the terminal; between output chunks only. */
@@ -749,8 +729,7 @@ static void *relay_main(void *arg) {
         write_all(relay, relay->master_fd, input, (size_t)count, 2000);
         tap(relay, &relay->tap_in, input, (size_t)count, 0);
       } else if (count == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
-        input_open = 0;
-        post_event(relay, EVENT_INPUT_ENDED);
+        input_open = 0; /* EOF or a terminal that went away: nothing more to relay that way */
       }
     }
     /*
@@ -783,7 +762,7 @@ static void *relay_main(void *arg) {
   close(relay->master_fd);
   relay->master_fd = -1;
   pthread_mutex_lock(&relay->mutex);
-  relay->events |= master_open ? EVENT_STOPPED : (EVENT_ENDED | EVENT_STOPPED);
+  relay->stopped = 1;
   relay->notify_pending = 0; /* the final notification always goes out */
   notify_locked(relay, REASON_EVENT);
   pthread_mutex_unlock(&relay->mutex);
@@ -949,7 +928,7 @@ static napi_value set_property(napi_env env, napi_value object, const char *key,
   return object;
 }
 
-/* drain(handle) → { output, input, droppedOutput, ended, inputEnded, outputErrno, stopped } */
+/* drain(handle) → { output, input, droppedOutput, stopped, modesRevision, modesReset, chunkOffsets, chunkAgesMs } */
 static napi_value drain(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   relay_t *relay = relay_call(env, info, 1, argv);
@@ -998,19 +977,17 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   relay->tap_in = (bytes_t){NULL, 0, 0};
   double dropped = relay->dropped_out;
   relay->dropped_out = 0;
-  int events = relay->events;
-  int output_errno = relay->output_errno;
+  int stopped = relay->stopped;
   double modes_revision = relay->modes.revision;
   char reset[512];
   size_t reset_len = modes_reset_sequence(&relay->modes, reset, sizeof reset);
   if (reset_len >= sizeof reset) reset_len = sizeof reset - 1;
-  relay->events &= ~(EVENT_INPUT_ENDED | EVENT_OUTPUT_FAILED);
   relay->notify_pending = 0;
   relay->has_unnotified = 0;
   pthread_cond_broadcast(&relay->drained);
   pthread_mutex_unlock(&relay->mutex);
 
-  if (events & EVENT_STOPPED) join_thread(relay);
+  if (stopped) join_thread(relay);
 
   napi_value result, value;
   CHECK(napi_create_object(env, &result));
@@ -1018,13 +995,7 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   set_property(env, result, "input", take_buffer(env, &in));
   napi_create_double(env, dropped, &value);
   set_property(env, result, "droppedOutput", value);
-  napi_get_boolean(env, (events & EVENT_ENDED) != 0, &value);
-  set_property(env, result, "ended", value);
-  napi_get_boolean(env, (events & EVENT_INPUT_ENDED) != 0, &value);
-  set_property(env, result, "inputEnded", value);
-  napi_create_int32(env, (events & EVENT_OUTPUT_FAILED) ? output_errno : 0, &value);
-  set_property(env, result, "outputErrno", value);
-  napi_get_boolean(env, (events & EVENT_STOPPED) != 0, &value);
+  napi_get_boolean(env, stopped, &value);
   set_property(env, result, "stopped", value);
   napi_create_double(env, modes_revision, &value);
   set_property(env, result, "modesRevision", value);
@@ -1053,7 +1024,7 @@ static napi_value write_out(napi_env env, napi_callback_info info) {
   size_t len;
   CHECK(napi_get_buffer_info(env, argv[1], &data, &len));
   pthread_mutex_lock(&relay->mutex);
-  int accepted = !(relay->events & EVENT_STOPPED) && !relay->stop_requested;
+  int accepted = !relay->stopped && !relay->stop_requested;
   if (accepted && bytes_append(&relay->js_out, data, len) != 0) accepted = 0;
   pthread_mutex_unlock(&relay->mutex);
   if (accepted) (void)!write(relay->wake_write, "w", 1);
