@@ -27,7 +27,7 @@ export const RELAY_TAP_MAX_BYTES = 4 * 1024 * 1024;
  * thread is not draining: a flood then costs JS a bounded copy per drain instead of every byte,
  * and what it skipped is salvaged on the thread (OSC titles/progress/notifications/marks, a
  * bell, alternate-screen switches) and handed over first, after a CAN. The mirror's own parse
- * window (screen.ts BUDGET_WINDOW_BYTES) is the same size: it never wants more.
+ * window (screen/constants.ts BUDGET_WINDOW_BYTES) is the same size: it never wants more.
  */
 export const RELAY_TAP_WINDOW_BYTES = 512 * 1024;
 

@@ -13,7 +13,7 @@ import { detectAgentVersion } from '../adapters/agent-version.js';
 import { isPidAlive } from '../adapters/process-alive.js';
 import { createProcessProbe, type ProcessProbe } from '../adapters/process-probe.js';
 import { FLOOD_DRAIN_INTERVAL_MS } from '../adapters/relay.js';
-import { createScreen, type ScreenMirror } from '../adapters/screen.js';
+import { createScreen, type ScreenMirror } from '../adapters/screen/index.js';
 import { resolveStateRoot, StateDirError } from '../adapters/state-dir.js';
 import { explainPack, packInputFromSnapshot } from '../core/evaluate.js';
 import { versionStatus } from '../core/pack-schema.js';

@@ -5,7 +5,7 @@
  * the published transitions are those a live run would have published on the same bytes.
  */
 import { manualClock } from '../adapters/clock.js';
-import { createScreen, type Screen } from '../adapters/screen.js';
+import { createScreen, type Screen } from '../adapters/screen/index.js';
 import type { Recording } from '../core/recording.js';
 import { parseResize, recordingDuration } from '../core/recording.js';
 import type { PublishedTransition } from '../core/score.js';

@@ -20,7 +20,7 @@ import {
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
 import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
-import type { Screen } from '../adapters/screen.js';
+import type { Screen } from '../adapters/screen/index.js';
 import type { LoadedPack } from './pack-registry.js';
 
 /** Where the session gets its pack each tick: a fixed pack (replay) or the hot-reloading registry. */

@@ -61,7 +61,7 @@ static const int MODES_ON_BY_DEFAULT[] = {25, 7};
  * Salvage: what the taps must not miss when the relay drops old output they fell behind on
  * (see tap()): OSC sequences (titles, progress, notifications, shell marks), a bell, and
  * alternate-screen switches, each kept with the stream offset just after it. At a gap the
- * ones inside it are handed over ahead of the newest bytes, as screen.ts does for its cuts.
+ * ones inside it are handed over ahead of the newest bytes, as the screen mirror does for its cuts (src/adapters/screen/backlog-cut.ts).
  */
 #define SALVAGE_EVENTS 32
 #define SALVAGE_EVENT_MAX 1024

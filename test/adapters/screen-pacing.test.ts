@@ -1,6 +1,4 @@
 import { Buffer } from 'node:buffer';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import {
@@ -11,10 +9,8 @@ import {
   type ParsePacing,
   type ScreenMirror,
   type ScreenOptions,
-} from '../../src/adapters/screen.js';
+} from '../../src/adapters/screen/index.js';
 import { chunksOf, tuiFrame } from '../helpers/screen-tui.js';
-
-const IS_WORKER_BUILT = existsSync(fileURLToPath(new URL('../../dist/src/adapters/screen-worker.js', import.meta.url)));
 
 /** No parse budget at all: while output keeps coming nothing is parsed; only quiet or flush parse. */
 const NO_BUDGET: Partial<ParsePacing> = { budgetMsPerSecond: 0, burstMs: 0 };
@@ -267,16 +263,5 @@ describe('modes that are never paced', () => {
     await last;
 
     expect(screen.stats()).toMatchObject({ parsedBytes: bytes.length, skippedBytes: 0, cuts: 0, budgetWaits: 0, parseMs: undefined });
-  });
-
-  it.skipIf(!IS_WORKER_BUILT)('flushes the worker mirror: resolves once everything written is parsed', async () => {
-    const { screen } = mirror({ worker: true, pacing: NEVER_QUIET });
-    await screen.write('warm-up');
-
-    void screen.write(`\x1b[H${'w'.repeat(200_000)}\x1b[Hdone`);
-    await screen.flush();
-
-    expect(screen.isBehind()).toBe(false);
-    expect(screen.view().rows[0]?.startsWith('done')).toBe(true);
   });
 });

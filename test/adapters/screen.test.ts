@@ -1,7 +1,4 @@
 import { Buffer } from 'node:buffer';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import {
@@ -9,15 +6,12 @@ import {
   IN_FLIGHT_MAX_BYTES,
   TITLE_MAX_CHARS,
   TITLE_RECENT_CHANGES,
-  WORKER_IN_FLIGHT_MAX_BYTES,
   createScreen,
   type Screen,
   type ScreenOptions,
-} from '../../src/adapters/screen.js';
+} from '../../src/adapters/screen/index.js';
 import { chunksOf, tuiBytes } from '../helpers/screen-tui.js';
 
-/** The worker runs the built JavaScript (Node 20 cannot run .ts in a worker); `npm test` builds first. */
-const IS_WORKER_BUILT = existsSync(fileURLToPath(new URL('../../dist/src/adapters/screen-worker.js', import.meta.url)));
 
 const created: Screen[] = [];
 afterEach(() => {
@@ -31,26 +25,21 @@ function screenOn(overrides: Partial<ScreenOptions> = {}): { screen: Screen; clo
   return { screen: s, clock };
 }
 
-/** What runs on the main thread and in the worker alike; parser-level cases run once. */
-const MODES = [
-  { name: 'on the main thread', worker: false, inFlightMaxBytes: IN_FLIGHT_MAX_BYTES, skip: false },
-  { name: 'in a worker thread', worker: true, inFlightMaxBytes: WORKER_IN_FLIGHT_MAX_BYTES, skip: !IS_WORKER_BUILT },
-] as const;
-
 const osc = (payload: string, terminator = '\x07'): string => `\x1b]${payload}${terminator}`;
 
 const FLOOD_BYTES = 60 * 1024 * 1024;
 let floodCache: Buffer | undefined;
-/** 60 MB of TUI frames, generated once for all modes. */
+/** 60 MB of TUI frames, generated once for the file. */
 function flood(): Buffer {
   floodCache ??= tuiBytes(FLOOD_BYTES, 80, 24);
   return floodCache;
 }
 
-describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) => {
-  const screen = (overrides: Partial<ScreenOptions> = {}): ReturnType<typeof screenOn> => screenOn({ worker, ...overrides });
+describe('the mirror', () => {
+  const inFlightMaxBytes = IN_FLIGHT_MAX_BYTES;
+  const screen = (overrides: Partial<ScreenOptions> = {}): ReturnType<typeof screenOn> => screenOn(overrides);
 
-  describe.skipIf(skip)('the screen view', () => {
+  describe('the screen view', () => {
     it('shows the live viewport, not the scrollback, after 200 lines on a 24-row screen', async () => {
       const { screen: s } = screen({ cols: 80, rows: 24, scrollback: 1_000 });
       const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
@@ -92,9 +81,7 @@ describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) =>
     });
 
     it(
-      worker
-        ? 'reads nothing before the worker parsed the bytes: write resolves after parsing'
-        : 'parses a small write into an idle mirror before write returns, and resolves the write',
+      'parses a small write into an idle mirror before write returns, and resolves the write',
       async () => {
         const { screen: s } = screen();
         let isResolved = false;
@@ -105,7 +92,7 @@ describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) =>
         const before = s.view().rows[0];
         await written;
 
-        expect(before).toBe(worker ? '' : 'parsed');
+        expect(before).toBe('parsed');
         expect(isResolved).toBe(true);
         expect(s.view().rows[0]).toBe('parsed');
       },
@@ -144,7 +131,7 @@ describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) =>
     });
   });
 
-  describe.skipIf(skip)('evidence timing', () => {
+  describe('evidence timing', () => {
     it('stamps every kind with the time its bytes arrived', async () => {
       const { screen: s, clock } = screen();
 
@@ -208,7 +195,7 @@ describe.each(MODES)('the mirror $name', ({ worker, inFlightMaxBytes, skip }) =>
 
   });
 
-  describe.skipIf(skip)('flow control', () => {
+  describe('flow control', () => {
     it('survives a flood larger than 50 MB fed without awaiting, with bounded queue, and catches up', async () => {
       const { screen: s } = screen({ cols: 80, rows: 24 });
       let maxQueued = 0;
@@ -417,24 +404,5 @@ describe('chunk boundaries', () => {
     for (let at = 1; at < sample.length; at++) {
       expect(await feed([sample.slice(0, at), sample.slice(at)]), `split at unit ${at}`).toEqual(whole);
     }
-  });
-});
-
-describe.skipIf(!IS_WORKER_BUILT)('the worker thread', () => {
-  it('keeps the process alive while a write is pending and lets it exit once idle', () => {
-    const screenModule = new URL('../../dist/src/adapters/screen.js', import.meta.url).href;
-    const script = `
-      import { createScreen } from ${JSON.stringify(screenModule)};
-      const clock = { nowMs: () => 0, wallMs: () => 0 };
-      const onWorkerError = (error) => console.error(error);
-      const screen = createScreen({ cols: 20, rows: 2, clock, worker: true, onWorkerError });
-      await screen.write('parsed in worker');
-      console.log(screen.view().rows[0]);
-    `;
-
-    // Without the ref the process would exit before printing; without the unref it would hang.
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 15_000 });
-
-    expect(output.toString().trim()).toBe('parsed in worker');
   });
 });

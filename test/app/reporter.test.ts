@@ -4,7 +4,7 @@ import { METADATA_DEFAULT_TTL_MS, METADATA_MAX_KEYS, Reporter } from '../../src/
 import { DetectorSession } from '../../src/app/session.js';
 import { REPORT_MAX_DELIVERY_MS } from '../../src/core/policy.js';
 import { createSessionRecord, parseRecord } from '../../src/core/record.js';
-import type { Screen } from '../../src/adapters/screen.js';
+import type { Screen } from '../../src/adapters/screen/index.js';
 
 const WALL_START = 1_790_000_000_000;
 

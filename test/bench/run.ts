@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { manualClock } from '../../src/adapters/clock.js';
-import { createScreen, type Screen, type ScreenEvidence } from '../../src/adapters/screen.js';
+import { createScreen, type Screen, type ScreenEvidence } from '../../src/adapters/screen/index.js';
 import { BUNDLED_PACKS_DIR } from '../../src/adapters/paths.js';
 import { loadNativeRelay } from '../../src/adapters/relay.js';
 import { PackRegistry, type LoadedPack } from '../../src/app/pack-registry.js';

@@ -1,20 +1,20 @@
 /**
  * Throughput of the screen mirror on realistic TUI output (not a test: speed is measured here,
- * not asserted). Build, then: node dist/test/helpers/screen-bench.js [MB] [main|worker|raw]…
+ * not asserted). Build, then: node dist/test/helpers/screen-bench.js [MB] [raw|main|main-lossy|main-paced|replay-1k]…
  * Prints MB/s for parsing MB megabytes fed in 64 KiB chunks in exact mode (nothing skipped),
  * the wall time of the feeding loop itself, and the lossy mode's skipped share.
  */
 import { performance } from 'node:perf_hooks';
 import xtermHeadless from '@xterm/headless';
 import { manualClock } from '../../src/adapters/clock.js';
-import { createScreen, type ScreenOptions } from '../../src/adapters/screen.js';
+import { createScreen, type ScreenOptions } from '../../src/adapters/screen/index.js';
 import { chunksOf, tuiBytes } from './screen-tui.js';
 
 const MB = 1024 * 1024;
 
 async function measure(label: string, bytes: Uint8Array, options: Partial<ScreenOptions>): Promise<void> {
   const screen = createScreen({ cols: 120, rows: 40, clock: manualClock(0), ...options });
-  // Not timed: a worker takes a few hundred ms to start, once per session.
+  // Not timed: the first write loads xterm's parser tables, once per session.
   await screen.write('warm-up');
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
@@ -59,7 +59,7 @@ async function measureRaw(bytes: Uint8Array): Promise<void> {
 /** Like a PTY: one chunk per event-loop turn, never waiting for the mirror (live, lossy). */
 async function measurePaced(label: string, bytes: Uint8Array, options: Partial<ScreenOptions>): Promise<void> {
   const screen = createScreen({ cols: 120, rows: 40, clock: manualClock(0), ...options });
-  // Not timed: a worker takes a few hundred ms to start, once per session.
+  // Not timed: the first write loads xterm's parser tables, once per session.
   await screen.write('warm-up');
   const started = performance.now();
   let last: Promise<void> = Promise.resolve();
@@ -102,7 +102,4 @@ for (const mode of modes.length > 0 ? modes : ['raw', 'main', 'main-lossy', 'mai
   else if (mode === 'main-lossy') await measure('main thread, lossy', bytes, {});
   else if (mode === 'main-paced') await measurePaced('main thread, paced', bytes, {});
   else if (mode === 'replay-1k') await measureAwaited('replay, 1 KiB writes', bytes, 1024);
-  else if (mode === 'worker') await measure('worker, exact', bytes, { exact: true, worker: true });
-  else if (mode === 'worker-lossy') await measure('worker, lossy', bytes, { worker: true });
-  else if (mode === 'worker-paced') await measurePaced('worker, paced', bytes, { worker: true });
 }

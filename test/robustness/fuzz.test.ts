@@ -14,7 +14,7 @@ import {
   STRING_PAYLOAD_MAX_UNITS,
   StringPayloadLimiter,
   TITLE_MAX_CHARS,
-} from '../../src/adapters/screen.js';
+} from '../../src/adapters/screen/index.js';
 import { compilePack } from '../../src/core/pack-compile.js';
 import { parsePack } from '../../src/core/pack-schema.js';
 import { createSessionRecord, parseRecord, sanitizeTitle, TITLE_MAX_UNITS } from '../../src/core/record.js';

@@ -25,7 +25,7 @@ import {
 
 /**
  * Peak RSS of the wrapper through the whole flood. Measured ~110 MiB. Before the mirror bounded
- * string payloads (screen.ts STRING_PAYLOAD_MAX_UNITS) it was 355 MiB, and a 10 MB title would
+ * string payloads (screen/constants.ts STRING_PAYLOAD_MAX_UNITS) it was 355 MiB, and a 10 MB title would
  * have cost ~640 MB; flow control caps what waits to be parsed at 5 MiB.
  */
 const WRAPPER_PEAK_RSS_MAX_KIB = 200 * 1024;

@@ -1,0 +1,15 @@
+/**
+ * The headless screen mirror (docs/screen.md). One concern per file:
+ * - flow-control.ts  the screen itself (`createScreen`): queues, pacing, cuts, flush
+ * - mirror-terminal.ts  @xterm/headless and the cached view
+ * - osc-evidence.ts  titles, progress, notifications, marks and BEL from the parser
+ * - payload-limiter.ts  OSC/DCS payloads bounded before xterm sees them
+ * - parse-budget.ts, wakes.ts  how the live mirror paces its parse
+ * - backlog-cut.ts, salvage.ts  what a flood cut skips, and what it keeps of the skipped bytes
+ * - queue.ts, constants.ts, types.ts  the shared vocabulary
+ */
+export * from './constants.js';
+export type * from './types.js';
+export { createScreen } from './flow-control.js';
+export { parseProgress } from './osc-evidence.js';
+export { StringPayloadLimiter } from './payload-limiter.js';
