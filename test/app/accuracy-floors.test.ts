@@ -32,9 +32,18 @@ describe('accuracy floors over the committed recordings', () => {
 
     expect(report.files.length).toBeGreaterThan(0);
     const total = report.total;
-    expect(total.accuracy ?? 0).toBeGreaterThanOrEqual(floor.accuracy);
-    expect(total.per_state.blocked.recall ?? 1).toBeGreaterThanOrEqual(floor.blocked_recall);
+    expect(measured(total.accuracy, `${agent} accuracy`)).toBeGreaterThanOrEqual(floor.accuracy);
+    expect(measured(total.per_state.blocked.recall, `${agent} blocked recall`)).toBeGreaterThanOrEqual(floor.blocked_recall);
     expect(total.spurious_transitions).toBeLessThanOrEqual(floor.max_spurious);
-    expect(total.latency_ms.p95 ?? 0).toBeLessThanOrEqual(floor.max_p95_ms);
+    expect(measured(total.latency_ms.p95, `${agent} p95 latency`)).toBeLessThanOrEqual(floor.max_p95_ms);
   });
 });
+
+/**
+ * A floor is a claim about a measured number: a metric the recordings cannot measure (no
+ * blocked labels, no transitions) fails here instead of passing whatever the detector does.
+ */
+function measured(value: number | null | undefined, what: string): number {
+  if (value === null || value === undefined) throw new Error(`${what}: not measured (null); the recordings give no sample for it, so the floor would test nothing`);
+  return value;
+}

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asSecondUser, CLI, ensureSecondUser, freshStateRoot, IS_ROOT, openRawTerminal, sleep, stateRoots, statusJson, waitForStatus } from './harness.js';
+import { asSecondUser, CLI, ensureSecondUser, SECOND_USER, freshStateRoot, IS_ROOT, openRawTerminal, sleep, stateRoots, statusJson, waitForStatus } from './harness.js';
 
 const { make: stateRoot, cleanups } = stateRoots('aw-robust-faults-');
 
@@ -21,9 +21,9 @@ async function oneSession(env: Record<string, string>) {
 }
 
 describe('the state directory failing under a running session', () => {
-  it.skipIf(!IS_ROOT)('says once that an unwritable directory cannot be written, names it, and runs the agent (as a non-root user)', async () => {
+  it.skipIf(!IS_ROOT)('says once that an unwritable directory cannot be written, names it, and runs the agent (as a non-root user)', async ({ skip }) => {
     const user = ensureSecondUser();
-    if (user === undefined) return;
+    if (user === undefined) return skip(`no second user: useradd ${SECOND_USER} failed here`);
     const { dir, root } = freshStateRoot('aw-robust-faults-');
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(root);
@@ -43,15 +43,12 @@ describe('the state directory failing under a running session', () => {
     expect(readdirCount(root)).toBe(0);
   });
 
-  it.skipIf(!IS_ROOT)('says the disk is full, names the directory, runs the agent, and publishes once space is back', async () => {
+  it.skipIf(!IS_ROOT)('says the disk is full, names the directory, runs the agent, and publishes once space is back', async ({ skip }) => {
     const { dir, env } = stateRoot();
     const mount = join(dir, 'tiny');
     mkdirSync(mount);
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mount], { encoding: 'utf8' });
-    if (mounted.status !== 0) {
-      console.info(`skipped the full-disk case: cannot mount a tmpfs here (${mounted.stderr.trim()})`);
-      return;
-    }
+    if (mounted.status !== 0) skip(`cannot mount a tmpfs here (${mounted.stderr.trim()})`);
     cleanups.push(() => spawnSync('umount', ['-l', mount]));
     const root = join(mount, 'state');
     const filler = join(mount, 'filler');

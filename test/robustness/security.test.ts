@@ -19,7 +19,7 @@ import { launchWrapped } from '../../src/app/launch.js';
 import { attachLiveSession, syntheticSessionId } from '../../src/app/live-session.js';
 import { createVirtualTerminal } from '../../src/app/virtual-terminal.js';
 import type { AgentState } from '../../src/core/types.js';
-import { asSecondUser, CLI, ensureSecondUser, IS_ROOT, openRawTerminal, runCli, runCliAsync, sleep, stateRoots, waitForStatus } from './harness.js';
+import { asSecondUser, CLI, ensureSecondUser, IS_ROOT, SECOND_USER, openRawTerminal, runCli, runCliAsync, sleep, stateRoots, waitForStatus } from './harness.js';
 
 const { make: stateRoot } = stateRoots('aw-robust-sec-');
 
@@ -76,9 +76,9 @@ describe('state roots agentwrap refuses', () => {
     ],
   ];
 
-  it.each(cases)('refuses a root that is %s with one message naming it, creates nothing, and runs the agent', async (_what, arrange, reason) => {
+  it.for(cases)('refuses a root that is %s with one message naming it, creates nothing, and runs the agent', async ([_what, arrange, reason], { skip }) => {
     const { dir, root, env } = stateRoot();
-    if (!arrange(root, dir)) return; // another user is needed and cannot be created here (not root)
+    if (!arrange(root, dir)) skip(`needs a second user, and ${SECOND_USER} cannot be created here (not root, or useradd failed)`);
     const before = walk(dir).map((e) => e.path);
     const term = openRawTerminal(process.execPath, [CLI, 'run', '--', 'sh', '-c', 'echo ALIVE; sleep 0.3; echo BYE'], { env });
 
@@ -149,9 +149,9 @@ describe('what the published files contain', () => {
 });
 
 describe('status explain and capture over the control socket', () => {
-  it.skipIf(!IS_ROOT)('answer the owner, and refuse another user with a message naming what is refused', async () => {
+  it.skipIf(!IS_ROOT)('answer the owner, and refuse another user with a message naming what is refused', async ({ skip }) => {
     const user = ensureSecondUser();
-    if (user === undefined) return;
+    if (user === undefined) return skip(`no second user: useradd ${SECOND_USER} failed here`);
     const { dir, root, env } = stateRoot();
     const term = openRawTerminal(process.execPath, [CLI, 'run', '--', 'sh', '-c', 'echo ALIVE; read line'], { env });
     await term.waitFor('ALIVE');
