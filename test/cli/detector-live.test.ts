@@ -63,7 +63,7 @@ describe('the live detector', () => {
     expect([...seen]).toEqual(['unknown']);
   });
 
-  it('marks a working agent that was SIGSTOPped as stuck within the watchdog window', async () => {
+  it('marks a working agent that was SIGSTOPped as stuck, still working', async () => {
     ensureBuilt();
     const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-stuck-')), 'status') };
     const term = openOuterTerminal(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} demo --speed 1`, { env });
@@ -76,10 +76,11 @@ describe('the live detector', () => {
 
     process.kill(working.pid, 'SIGSTOP');
     try {
-      const { value: stuck, afterMs } = await until('stuck', () => sessions(env).find((s) => s.stuck), STOPPED_STUCK_MS + 4 * TICK_MS);
+      // How soon is the watchdog's business (test/core/tick.test.ts, on a manual clock); here
+      // only that it happens, with room for a loaded machine.
+      const { value: stuck } = await until('stuck', () => sessions(env).find((s) => s.stuck), STOPPED_STUCK_MS + 30 * TICK_MS);
 
       expect(stuck.state).toBe('working');
-      expect(afterMs).toBeLessThanOrEqual(STOPPED_STUCK_MS + 3 * TICK_MS);
     } finally {
       process.kill(working.pid, 'SIGCONT');
     }
