@@ -5,6 +5,7 @@
  * agentwrap's options come first; everything after the agent name (or after `--`) belongs to
  * the agent, untouched, even words like `--record` or `--help`.
  */
+import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 
 export type LaunchForm = 'agent' | 'run';
@@ -45,66 +46,72 @@ export const LAUNCH_OPTIONS_HELP = `options (before the agent name; everything a
   --no-hooks           do not install agentwrap's reporter hooks for this run
 `;
 
+export const RUN_USAGE = `usage: agentwrap run [options] -- <cmd> [args…]   run any command wrapped
+
+${LAUNCH_OPTIONS_HELP}`;
+
 export const LAUNCH_USAGE = `usage:
   agentwrap [options] <agent> [args…]        run an agent CLI (claude, codex, opencode…) wrapped
   agentwrap run [options] -- <cmd> [args…]   run any command wrapped
 
 ${LAUNCH_OPTIONS_HELP}`;
 
-type ValueOption = '--record' | '--pack' | '--on-state';
-type FlagOption = '--record-input' | '--notify' | '--no-hooks';
-const VALUE_OPTIONS: readonly ValueOption[] = ['--record', '--pack', '--on-state'];
-const FLAG_OPTIONS: readonly FlagOption[] = ['--record-input', '--notify', '--no-hooks'];
+const LAUNCH_OPTIONS = {
+  record: { type: 'string' },
+  'record-input': { type: 'boolean' },
+  pack: { type: 'string' },
+  notify: { type: 'boolean' },
+  'on-state': { type: 'string' },
+  'no-hooks': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-function isValueOption(name: string): name is ValueOption {
-  return (VALUE_OPTIONS as readonly string[]).includes(name);
+type LaunchOption = keyof typeof LAUNCH_OPTIONS;
+
+function isLaunchOption(name: string): name is LaunchOption {
+  return Object.hasOwn(LAUNCH_OPTIONS, name);
 }
 
-function isFlagOption(name: string): name is FlagOption {
-  return (FLAG_OPTIONS as readonly string[]).includes(name);
-}
-
+/**
+ * parseArgs reads the whole line (it cannot stop at the first positional), so its tokens are
+ * walked up to the agent name (or `--`): the options before it are agentwrap's, the rest is the
+ * agent's, whatever parseArgs made of it. Not strict, so an unknown option comes back as a
+ * token and gets a message saying where agentwrap's options go.
+ */
 export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): LaunchArgs {
-  const values = new Map<ValueOption, string>();
-  const flags = new Set<FlagOption>();
   const what = form === 'run' ? 'the command' : 'the agent name';
-  let index = 0;
+  const { tokens } = parseArgs({ args: [...argv], options: LAUNCH_OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const values = new Map<LaunchOption, string | true>();
+  let index = argv.length;
   let hasSeparator = false;
-  while (index < argv.length) {
-    const word = argv[index] as string;
-    if (word === '--') {
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') {
       hasSeparator = true;
-      index += 1;
+      index = token.index + 1;
       break;
     }
-    if (word === '-h' || word === '--help') return { kind: 'help', form };
-    if (!word.startsWith('-') || word === '-') break;
-    const equals = word.indexOf('=');
-    const name = equals >= 0 ? word.slice(0, equals) : word;
-    if (isValueOption(name)) {
-      let value: string | undefined;
-      if (equals >= 0) {
-        value = word.slice(equals + 1);
-        index += 1;
-      } else {
-        value = argv[index + 1];
-        index += 2;
-      }
-      if (value === undefined) throw new UsageError(`${name} needs a value`);
-      if (value === '') throw new UsageError(`${name} needs a non-empty value`);
-      if (values.has(name)) throw new UsageError(`${name} given twice`);
-      values.set(name, value);
-      continue;
+    if (token.kind === 'positional') {
+      index = token.index;
+      break;
     }
-    if (isFlagOption(name)) {
-      if (equals >= 0) throw new UsageError(`${name} takes no value`);
-      if (flags.has(name)) throw new UsageError(`${name} given twice`);
-      flags.add(name);
-      index += 1;
-      continue;
+    if (!isLaunchOption(token.name)) {
+      throw new UsageError(`unknown option ${token.rawName} (agentwrap's options go before ${what}; the ones after it go to it)`);
     }
-    throw new UsageError(`unknown option ${name} (agentwrap's options go before ${what}; the ones after it go to it)`);
+    if (token.name === 'help') return { kind: 'help', form };
+    const spelled = `--${token.name}`;
+    if (LAUNCH_OPTIONS[token.name].type === 'string') {
+      if (token.value === undefined) throw new UsageError(`${spelled} needs a value`);
+      if (token.value === '') throw new UsageError(`${spelled} needs a non-empty value`);
+    } else if (token.inlineValue === true) {
+      throw new UsageError(`${spelled} takes no value`);
+    }
+    if (values.has(token.name)) throw new UsageError(`${spelled} given twice`);
+    values.set(token.name, token.value ?? true);
   }
+  const text = (name: LaunchOption): string | undefined => {
+    const value = values.get(name);
+    return typeof value === 'string' ? value : undefined;
+  };
 
   const command = argv[index];
   if (command === undefined) {
@@ -115,7 +122,7 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
     );
   }
   if (command === '') throw new UsageError(`${what} is empty`);
-  if (flags.has('--record-input') && !values.has('--record')) {
+  if (values.has('record-input') && !values.has('record')) {
     throw new UsageError('--record-input needs --record FILE');
   }
   return {
@@ -124,12 +131,12 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
     command,
     args: argv.slice(index + 1),
     flags: {
-      record: values.get('--record'),
-      recordInput: flags.has('--record-input'),
-      pack: values.get('--pack'),
-      notify: flags.has('--notify'),
-      onState: values.get('--on-state'),
-      hooks: !flags.has('--no-hooks'),
+      record: text('record'),
+      recordInput: values.has('record-input'),
+      pack: text('pack'),
+      notify: values.has('notify'),
+      onState: text('on-state'),
+      hooks: !values.has('no-hooks'),
     },
   };
 }

@@ -8,12 +8,13 @@ import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control-socket.js';
 import { readSessionsReport, resolveSession, type ListedSession } from '../../app/session-store.js';
 import { CliError, UsageError } from '../errors.js';
+import { parseCommand } from '../flags.js';
 
-const HELP = `usage: agentwrap ack <session>
+const SPEC = { name: 'ack', options: {}, usage: `usage: agentwrap ack <session>
 
 Marks a session as seen, so "done" becomes "idle". <session> is a key, a unique key prefix,
 a session id or a pid, as \`agentwrap status\` shows them.
-`;
+` };
 
 /** Finds one live agentwrap session for what the user typed, or throws a CliError that lists the choices. */
 export function findLiveSession(query: string): ListedSession & { readonly kind: 'agentwrap' } {
@@ -28,12 +29,10 @@ export function findLiveSession(query: string): ListedSession & { readonly kind:
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const [query, ...extra] = args;
-  if (query === undefined || query.startsWith('-')) throw new UsageError('ack needs a session (see agentwrap status)');
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  const [query, ...extra] = parsed.positionals;
+  if (query === undefined) throw new UsageError('ack needs a session (see agentwrap status)');
   if (extra.length > 0) throw new UsageError(`ack: unexpected argument ${extra[0] ?? ''}`);
   const session = findLiveSession(query);
   try {

@@ -11,13 +11,24 @@ import { attachLiveSession, syntheticSessionId } from '../../app/live-session.js
 import { createVirtualTerminal } from '../../app/virtual-terminal.js';
 import type { AgentState } from '../../core/types.js';
 import { CliError } from '../errors.js';
-import { numberFlag, parseFlags } from '../flags.js';
+import { numberFlag, parseCommand } from '../flags.js';
 
-const FLAGS = {
-  auto: { type: 'boolean' },
-  speed: { type: 'string' },
-  json: { type: 'boolean' },
-  record: { type: 'string' },
+const SPEC = {
+  name: 'demo',
+  usage: `usage: agentwrap demo [--auto] [--speed X] [--json] [--record FILE.cast]
+
+Runs the bundled demo agent wrapped, in this terminal, and shows what agentwrap publishes.
+  --auto               drive the demo by itself (also when there is no terminal)
+  --speed X            play the demo agent X times faster (default 1)
+  --json               with --auto: print the published transitions as JSON
+  --record FILE.cast   record the session (asciicast v2)
+`,
+  options: {
+    auto: { type: 'boolean' },
+    speed: { type: 'string' },
+    json: { type: 'boolean' },
+    record: { type: 'string' },
+  },
 } as const;
 
 /** How long `--auto` waits for any one state before calling the run failed. */
@@ -38,7 +49,9 @@ function demoAgentPath(): string {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const { values } = parseFlags('demo', args, FLAGS);
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  const { values } = parsed;
   const speed = numberFlag('demo', 'speed', values.speed);
   const isTerminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (values.auto === true || !isTerminal) {

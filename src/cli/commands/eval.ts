@@ -9,14 +9,26 @@ import { replayRecording, type ReplayMoment } from '../../app/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/score.js';
 import { renderReport, type ReportRecording } from '../render-report.js';
 import { CliError, UsageError } from '../errors.js';
-import { numberFlag, parseFlags } from '../flags.js';
+import { numberFlag, parseCommand } from '../flags.js';
 import { loadRecordingOrFail } from './replay.js';
 
-const FLAGS = {
-  json: { type: 'boolean' },
-  report: { type: 'string' },
-  'min-accuracy': { type: 'string' },
-  agent: { type: 'string' },
+const SPEC = {
+  name: 'eval',
+  usage: `usage: agentwrap eval PATH… [--json] [--report FILE.html] [--min-accuracy X] [--agent A]
+
+Replays every recording (.cast with a .labels.jsonl beside it) under PATH and scores what
+agentwrap would have published against the labels.
+  --json             the scores as JSON
+  --report FILE.html write an HTML page with timelines and screens
+  --min-accuracy X   exit 1 when the overall accuracy is below X (0–1)
+  --agent A          use agent A's pack for every recording
+`,
+  options: {
+    json: { type: 'boolean' },
+    report: { type: 'string' },
+    'min-accuracy': { type: 'string' },
+    agent: { type: 'string' },
+  },
 } as const;
 
 /** Seconds between the screen snapshots embedded in the HTML report (plus one per transition). */
@@ -106,7 +118,9 @@ export function renderEvalTable(report: EvalReport): string {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags('eval', args, FLAGS);
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError('eval: give one or more recordings or directories');
   const minAccuracy = numberFlag('eval', 'min-accuracy', values['min-accuracy']);
   const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined });

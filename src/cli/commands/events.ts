@@ -8,16 +8,17 @@ import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
 import { readSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
+import { parseCommand } from '../flags.js';
 
 /** How often the directory is re-read for new sessions when no file event arrives. */
 const DISCOVER_POLL_MS = 1_000;
 
-const HELP = `usage: agentwrap events
+const SPEC = { name: 'events', options: {}, usage: `usage: agentwrap events
 
 Prints one JSON object per line: first the current state of every live session (from: null),
 then every state change of every agentwrap session until Ctrl-C:
   {"t":1784200000000,"session":"claude-abc","agent":"claude","from":"working","to":"blocked","winner":"pack","rule_id":"permission-dialog"}
-`;
+` };
 
 type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
 
@@ -43,11 +44,9 @@ interface Tracked {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (args.length > 0) throw new UsageError(`events: unexpected argument ${args[0] ?? ''}`);
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  if (parsed.positionals.length > 0) throw new UsageError(`events: unexpected argument ${parsed.positionals[0] ?? ''}`);
   const root = resolveStateRoot(process.env);
   const out = process.stdout;
 

@@ -10,8 +10,19 @@ import { compilePack } from '../../core/pack-compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/pack-schema.js';
 import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../errors.js';
+import { parseCommand } from '../flags.js';
 
 const USAGE = 'packs list [--json] | packs lint [FILE…] | packs test [DIR…]';
+
+const PACKS_USAGE = `usage: agentwrap ${USAGE}
+
+  list [--json]   the live packs (bundled and yours), their status and validated versions
+  lint [FILE…]    check pack files (default: every live one); exit 1 on any error
+  test [DIR…]     sweep screen fixtures against the live packs (default: the bundled fixtures/)
+`;
+const LIST = { name: 'packs list', usage: 'usage: agentwrap packs list [--json]\n\nThe live packs (bundled and yours), their status and validated versions.\n', options: { json: { type: 'boolean' } } } as const;
+const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]\n\nChecks pack files (default: every live one): every problem as FILE:LINE: rule ID: reason; exit 1 on any error.\n', options: {} } as const;
+const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: {} } as const;
 
 function write(text: string): void {
   process.stdout.write(text);
@@ -34,8 +45,10 @@ function entryToJson(entry: PackFileEntry): Record<string, unknown> {
 }
 
 function list(args: readonly string[]): number {
-  const json = args.includes('--json');
-  const unknown = args.find((a) => a !== '--json');
+  const parsed = parseCommand(LIST, args);
+  if (parsed === undefined) return 0;
+  const json = parsed.values.json === true;
+  const unknown = parsed.positionals[0];
   if (unknown !== undefined) throw new UsageError(`packs list: unexpected argument ${unknown}`);
   const registry = loadDefaultRegistry(process.env);
   const entries = registry.entries();
@@ -107,9 +120,10 @@ function lintFile(path: string): number {
   }
 }
 
-function lint(args: readonly string[]): number {
-  const option = args.find((a) => a.startsWith('-'));
-  if (option !== undefined) throw new UsageError(`packs lint: unknown option ${option}`);
+function lint(allArgs: readonly string[]): number {
+  const parsed = parseCommand(LINT, allArgs);
+  if (parsed === undefined) return 0;
+  const args = parsed.positionals;
   let files: string[];
   if (args.length > 0) files = [...args];
   else {
@@ -128,9 +142,10 @@ function lint(args: readonly string[]): number {
   return errors > 0 ? 1 : 0;
 }
 
-function test(args: readonly string[]): number {
-  const option = args.find((a) => a.startsWith('-'));
-  if (option !== undefined) throw new UsageError(`packs test: unknown option ${option}`);
+function test(allArgs: readonly string[]): number {
+  const parsed = parseCommand(TEST, allArgs);
+  if (parsed === undefined) return 0;
+  const args = parsed.positionals;
   const roots = args.length > 0 ? args.map((a) => resolve(a)) : [BUNDLED_FIXTURES_DIR];
   const registry = loadDefaultRegistry(process.env);
   let passed = 0;
@@ -167,6 +182,10 @@ export async function main(args: readonly string[]): Promise<number> {
       return test(rest);
     case undefined:
       throw new UsageError(`packs needs a subcommand: ${USAGE}`);
+    case '-h':
+    case '--help':
+      process.stdout.write(PACKS_USAGE);
+      return 0;
     default:
       throw new UsageError(`packs: unknown subcommand ${sub} (${USAGE})`);
   }

@@ -13,18 +13,31 @@ import { LabelsFormatError } from '../../core/labels.js';
 import type { PublishedTransition } from '../../core/score.js';
 import { writeCapture } from '../capture.js';
 import { CliError, UsageError } from '../errors.js';
-import { numberFlag, parseFlags } from '../flags.js';
+import { numberFlag, parseCommand } from '../flags.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render-ticks.js';
 
-const FLAGS = {
-  agent: { type: 'string' },
-  timeline: { type: 'boolean' },
-  json: { type: 'boolean' },
-  'explain-at': { type: 'string' },
-  'screen-at': { type: 'string' },
-  'capture-at': { type: 'string' },
-  out: { type: 'string' },
-  ticks: { type: 'string' },
+const SPEC = {
+  name: 'replay',
+  usage: `usage: agentwrap replay FILE.cast [--agent A] [--timeline | --json | --explain-at S | --screen-at S | --capture-at S --out DIR]
+
+Feeds a recording through the live detector on a manual clock and prints the transitions.
+  --agent A          use agent A's pack (default: chosen from the recorded command)
+  --timeline         also draw the states as a band over time
+  --json             one JSON object per transition
+  --explain-at S     the tick at second S and the ones before it (--ticks N, default 10)
+  --screen-at S      the screen at second S
+  --capture-at S     write the screen at second S as a fixture into --out DIR
+`,
+  options: {
+    agent: { type: 'string' },
+    timeline: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'explain-at': { type: 'string' },
+    'screen-at': { type: 'string' },
+    'capture-at': { type: 'string' },
+    out: { type: 'string' },
+    ticks: { type: 'string' },
+  },
 } as const;
 
 export function loadRecordingOrFail(path: string): ReturnType<typeof readRecordingFile> {
@@ -38,7 +51,9 @@ export function loadRecordingOrFail(path: string): ReturnType<typeof readRecordi
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags('replay', args, FLAGS);
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('replay: give exactly one recording (FILE.cast)');
   const path = positionals[0] ?? '';
   const explainAt = numberFlag('replay', 'explain-at', values['explain-at']);

@@ -8,6 +8,7 @@
  * one exits 0 (AGENTWRAP_DEBUG=1 says why). Malformed arguments are the caller's bug and exit 2.
  */
 import { UsageError } from '../errors.js';
+import { isHelpAsked, parseFlags } from '../flags.js';
 
 export const REPORT_METADATA_USAGE = `usage: agentwrap report-metadata key=value… [--ttl-ms N] [--session ID]
 
@@ -24,29 +25,26 @@ export interface ReportMetadataArgs {
   readonly session: string | undefined;
 }
 
+const OPTIONS = { 'ttl-ms': { type: 'string' }, session: { type: 'string' } } as const;
+
 export function parseReportMetadataArgs(args: readonly string[]): ReportMetadataArgs | 'help' {
+  if (isHelpAsked(args)) return 'help';
+  const { values: flags, positionals } = parseFlags('report-metadata', args, OPTIONS);
   const values: Record<string, string> = {};
   let ttlMs: number | undefined;
-  let session: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '-h' || arg === '--help') return 'help';
-    if (arg === '--ttl-ms' || arg.startsWith('--ttl-ms=')) {
-      const text = arg === '--ttl-ms' ? args[++i] : arg.slice('--ttl-ms='.length);
-      const value = Number(text);
-      if (text === undefined || !Number.isInteger(value) || value <= 0) throw new UsageError(`--ttl-ms needs a positive whole number of milliseconds, got ${text ?? 'nothing'}`);
-      ttlMs = value;
-    } else if (arg === '--session' || arg.startsWith('--session=')) {
-      session = arg === '--session' ? args[++i] : arg.slice('--session='.length);
-      if (session === undefined || session === '') throw new UsageError('--session needs a value');
-    } else if (arg.startsWith('-')) {
-      throw new UsageError(`unknown option ${arg}`);
-    } else {
-      const eq = arg.indexOf('=');
-      const key = eq === -1 ? arg : arg.slice(0, eq);
-      if (eq === -1 || !KEY.test(key)) throw new UsageError(`expected key=value (key: a letter, then letters, digits, . _ -; at most 32), got ${JSON.stringify(arg)}`);
-      values[key] = arg.slice(eq + 1);
-    }
+  const ttlText = flags['ttl-ms'];
+  if (ttlText !== undefined) {
+    const value = Number(ttlText);
+    if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--ttl-ms needs a positive whole number of milliseconds, got ${ttlText}`);
+    ttlMs = value;
+  }
+  const session = flags.session;
+  if (session === '') throw new UsageError('--session needs a value');
+  for (const arg of positionals) {
+    const eq = arg.indexOf('=');
+    const key = eq === -1 ? arg : arg.slice(0, eq);
+    if (eq === -1 || !KEY.test(key)) throw new UsageError(`expected key=value (key: a letter, then letters, digits, . _ -; at most 32), got ${JSON.stringify(arg)}`);
+    values[key] = arg.slice(eq + 1);
   }
   if (Object.keys(values).length === 0) throw new UsageError('report-metadata needs at least one key=value');
   return { values, ttlMs, session };

@@ -8,9 +8,11 @@
  * hook's exit 2 as "block this action". Nothing is ever printed on stdout, where Claude Code
  * looks for hook decisions and adds a SessionStart/UserPromptSubmit hook's output to the context.
  *
- * The fast path (no session around) imports nothing: the session lookup is loaded only when
+ * The fast path (no session around) imports nothing but the argument parser: the session lookup is loaded only when
  * AGENTWRAP_SESSION or --session names one.
  */
+import { isHelpAsked, parseFlags, type ParsedCommand } from '../flags.js';
+
 export const REPORT_USAGE = `usage: agentwrap report <event> [--session ID] [--json PAYLOAD|-] [--agent A] [--source S] [--seq N]
 
 Sends an agent hook or plugin event to the wrapping agentwrap session (found from
@@ -28,35 +30,31 @@ export interface ReportArgs {
   readonly seq: number | undefined;
 }
 
-const VALUE_OPTIONS = ['--session', '--json', '--agent', '--source', '--seq'] as const;
-type ValueOption = (typeof VALUE_OPTIONS)[number];
+const OPTIONS = {
+  session: { type: 'string' },
+  json: { type: 'string' },
+  agent: { type: 'string' },
+  source: { type: 'string' },
+  seq: { type: 'string' },
+} as const;
 
 /** Parses the arguments; returns 'help' or a message saying what is wrong. */
 export function parseReportArgs(args: readonly string[]): ReportArgs | 'help' | { readonly error: string } {
-  const values: Partial<Record<ValueOption, string>> = {};
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '-h' || arg === '--help') return 'help';
-    const eq = arg.indexOf('=');
-    const flag = (eq === -1 ? arg : arg.slice(0, eq)) as ValueOption;
-    if (arg.startsWith('--') && VALUE_OPTIONS.includes(flag)) {
-      const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
-      if (value === undefined) return { error: `${flag} needs a value` };
-      values[flag] = value;
-    } else if (arg.startsWith('--') && arg !== '--') {
-      return { error: `unknown option ${arg}` };
-    } else if (arg !== '--') {
-      positional.push(arg);
-    }
+  if (isHelpAsked(args)) return 'help';
+  let parsed: ParsedCommand<typeof OPTIONS>;
+  try {
+    parsed = parseFlags('report', args, OPTIONS);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
   }
-  const [event, ...extra] = positional;
+  const { values, positionals } = parsed;
+  const [event, ...extra] = positionals;
   if (event === undefined) return { error: 'an event name is required' };
   if (extra.length > 0) return { error: `unexpected argument ${extra[0] ?? ''}` };
-  const seqText = values['--seq'];
+  const seqText = values.seq;
   const seq = seqText === undefined ? undefined : Number(seqText);
   if (seq !== undefined && !Number.isFinite(seq)) return { error: `--seq needs a number, got ${seqText ?? ''}` };
-  return { event, session: values['--session'], json: values['--json'], agent: values['--agent'], source: values['--source'], seq };
+  return { event, session: values.session, json: values.json, agent: values.agent, source: values.source, seq };
 }
 
 export async function main(args: readonly string[]): Promise<number> {

@@ -7,7 +7,7 @@ import type { SessionState } from '../../core/session-state.js';
 import type { EvidenceSnapshot } from '../../core/types.js';
 import { writeCapture } from '../capture.js';
 import { UsageError } from '../errors.js';
-import { parseFlags } from '../flags.js';
+import { parseCommand } from '../flags.js';
 import { requestFromSession } from '../session-explain.js';
 
 interface CapturePayload {
@@ -18,8 +18,21 @@ interface CapturePayload {
   readonly state: SessionState;
 }
 
+const SPEC = {
+  name: 'status capture',
+  usage: `usage: agentwrap status capture <session> [--out DIR]
+
+Writes the live session's screen as a fixture (<state>_<key>-<time>.txt, named after the state
+agentwrap published: check it against what the screen shows) and its evidence as JSON.
+  --out DIR   where to write (default: the current directory)
+`,
+  options: { out: { type: 'string' } },
+} as const;
+
 export async function main(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags('status capture', args, { out: { type: 'string' } });
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('status capture needs one session (see agentwrap status)');
   const { key, payload } = await requestFromSession(positionals[0] ?? '', 'capture');
   const capture = payload as CapturePayload;

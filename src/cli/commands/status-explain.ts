@@ -2,7 +2,7 @@
  * `agentwrap status explain --file SCREEN.txt [--agent A] [--pack FILE] [--title T]
  * [--progress P] [--json]`: evaluates a pack against a text screen (the file's lines are the
  * viewport rows; fixture header lines are stripped) and shows the winner and every rule.
- * The `status explain <session>` form arrives with the session control socket.
+ * `status explain <session>` asks the live session over its control socket (session-explain.ts).
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -12,49 +12,63 @@ import { explainPack } from '../../core/evaluate.js';
 import { fixtureInput, parseFixture } from '../../core/fixture.js';
 import { versionStatus } from '../../core/pack-schema.js';
 import { CliError, UsageError } from '../errors.js';
+import { parseCommand } from '../flags.js';
 import type { ExplainPayload } from '../session-explain.js';
 import { explainToJson, renderExplainText, type ExplainReport } from '../render-explain.js';
 
+const SPEC = {
+  name: 'status explain',
+  usage: `usage: agentwrap status explain <session> [--ticks N] [--json]
+       agentwrap status explain --file SCREEN.txt [--agent A | --pack FILE] [--title T] [--progress P] [--json]
+
+Why a session is in its state: its last ticks, the evidence and the rules that matched. With
+--file, evaluates a pack against a text screen (a fixture's header lines are read too).
+  --ticks N       how many recent ticks to show (default 10)
+  --file SCREEN   a screen as text, one line per row
+  --agent A       the agent whose pack to use (default: the fixture's folder name)
+  --pack FILE     a pack file to use instead
+  --title T       the OSC title to evaluate with
+  --progress P    the OSC 9;4 progress to evaluate with, e.g. 1;50
+  --json          the same as JSON
+`,
+  options: {
+    file: { type: 'string' },
+    agent: { type: 'string' },
+    pack: { type: 'string' },
+    title: { type: 'string' },
+    progress: { type: 'string' },
+    ticks: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+} as const;
+
 interface ExplainArgs {
-  file: string | undefined;
-  agent: string | undefined;
-  pack: string | undefined;
-  title: string | undefined;
-  progress: string | undefined;
-  ticks: string | undefined;
-  json: boolean;
-  session: string | undefined;
+  readonly file: string | undefined;
+  readonly agent: string | undefined;
+  readonly pack: string | undefined;
+  readonly title: string | undefined;
+  readonly progress: string | undefined;
+  readonly ticks: string | undefined;
+  readonly json: boolean;
+  readonly session: string | undefined;
 }
 
-const VALUE_FLAGS = ['--file', '--agent', '--pack', '--title', '--progress', '--ticks'] as const;
-
-export function parseExplainArgs(args: readonly string[]): ExplainArgs {
-  const out: ExplainArgs = { ticks: undefined, file: undefined, agent: undefined, pack: undefined, title: undefined, progress: undefined, json: false, session: undefined };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '--json') {
-      out.json = true;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const known = VALUE_FLAGS.find((f) => f === flag);
-    if (known !== undefined) {
-      let value: string | undefined;
-      if (flag !== arg) value = arg.slice(eq + 1);
-      else {
-        value = args[i + 1];
-        i++;
-      }
-      if (value === undefined) throw new UsageError(`${known} needs a value`);
-      out[known.slice(2) as 'file' | 'agent' | 'pack' | 'title' | 'progress' | 'ticks'] = value;
-      continue;
-    }
-    if (arg.startsWith('-')) throw new UsageError(`status explain: unknown option ${arg}`);
-    if (out.session !== undefined) throw new UsageError(`status explain: unexpected argument ${arg}`);
-    out.session = arg;
-  }
-  return out;
+/** Undefined when --help was asked (and answered). */
+export function parseExplainArgs(args: readonly string[]): ExplainArgs | undefined {
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return undefined;
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`status explain: unexpected argument ${positionals[1] ?? ''}`);
+  return {
+    file: values.file,
+    agent: values.agent,
+    pack: values.pack,
+    title: values.title,
+    progress: values.progress,
+    ticks: values.ticks,
+    json: values.json === true,
+    session: positionals[0],
+  };
 }
 
 function findVersion(pack: LoadedPack): AgentVersion | undefined {
@@ -67,6 +81,7 @@ function findVersion(pack: LoadedPack): AgentVersion | undefined {
 
 export async function main(args: readonly string[]): Promise<number> {
   const opts = parseExplainArgs(args);
+  if (opts === undefined) return 0;
   if (opts.file === undefined) {
     if (opts.session !== undefined) {
       const { requestFromSession, renderSessionExplain } = await import('../session-explain.js');

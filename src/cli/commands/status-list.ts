@@ -8,6 +8,7 @@ import { isPidAlive } from '../../adapters/process-alive.js';
 import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { readSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
+import { parseCommand } from '../flags.js';
 import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
 
 type Format = 'text' | 'json' | 'tmux';
@@ -25,37 +26,39 @@ const CLEAR_BELOW = `${ESC}[J`;
 const HIDE_CURSOR = `${ESC}[?25l`;
 const SHOW_CURSOR = `${ESC}[?25h`;
 
-const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmux]
+const SPEC = {
+  name: 'status',
+  usage: `usage: agentwrap status [--json | --watch | --format text|json|tmux]
+       agentwrap status explain --help | status capture --help
 
   (no option)     one line per live session, then the rolled-up state
   --json          the same as JSON (shape: docs/publishing.md)
   --watch         redraw in place when anything changes; Ctrl-C to quit
   --format tmux   compact counts for tmux status-right, e.g.
                   set -g status-right '#(agentwrap status --format tmux)'
-`;
+`,
+  options: {
+    json: { type: 'boolean' },
+    watch: { type: 'boolean', short: 'w' },
+    format: { type: 'string' },
+  },
+} as const;
 
 interface Options {
   readonly format: Format;
   readonly watch: boolean;
 }
 
-function parseArgs(args: readonly string[]): Options | 'help' {
-  let format: Format | undefined;
-  let watch = false;
-  const setFormat = (value: string | undefined): void => {
-    if (value !== 'text' && value !== 'json' && value !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${value ?? 'nothing'}`);
-    if (format !== undefined && format !== value) throw new UsageError('choose one output format');
-    format = value;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '-h' || arg === '--help') return 'help';
-    else if (arg === '--json') setFormat('json');
-    else if (arg === '--watch' || arg === '-w') watch = true;
-    else if (arg === '--format') setFormat(args[++i]);
-    else if (arg.startsWith('--format=')) setFormat(arg.slice('--format='.length));
-    else throw new UsageError(`status: unexpected argument ${arg}`);
-  }
+function parseStatusArgs(args: readonly string[]): Options | undefined {
+  const parsed = parseCommand(SPEC, args);
+  if (parsed === undefined) return undefined;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`status: unexpected argument ${positionals[0] ?? ''}`);
+  const asked = values.format;
+  if (asked !== undefined && asked !== 'text' && asked !== 'json' && asked !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${asked}`);
+  if (values.json === true && asked !== undefined && asked !== 'json') throw new UsageError('choose one output format');
+  const format: Format | undefined = values.json === true ? 'json' : asked;
+  const watch = values.watch === true;
   if (watch && format !== undefined && format !== 'text') throw new UsageError('--watch draws text; it does not combine with --json or --format');
   return { format: format ?? 'text', watch };
 }
@@ -67,11 +70,8 @@ function readView(root: string): StatusView {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const options = parseArgs(args);
-  if (options === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  const options = parseStatusArgs(args);
+  if (options === undefined) return 0;
   const root = resolveStateRoot(process.env);
   if (options.watch) return watchStatus(root);
   const view = readView(root);
