@@ -1,26 +1,18 @@
 /**
- * Enforces the dependency rule of architecture.md §2 (cli → app → adapters → core, never back)
- * and keeps src/core pure: no clock, timers, fs, env or console there.
+ * Enforces the dependency rule (docs/architecture.md: cli → app → adapters → core, no layer
+ * skipped, nothing pointing back), keeps src/core pure (no clock, timers, fs, env or console),
+ * and keeps files and functions readable (at most 500 and 120 lines). The checks themselves are
+ * test/helpers/source-rules.ts, run here on src/ and on planted violations.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { dependenciesOf, functionSpans, layerOf, layerViolations, sizeViolations, type SourceFile } from './helpers/source-rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
-const LAYERS = ['core', 'adapters', 'app', 'cli', 'demo'] as const;
-type Layer = (typeof LAYERS)[number];
-
-/** Which layers each layer may import (itself included). */
-const ALLOWED: Record<Layer, readonly Layer[]> = {
-  core: ['core'],
-  adapters: ['core', 'adapters'],
-  app: ['core', 'adapters', 'app'],
-  cli: ['core', 'adapters', 'app', 'cli'],
-  // The bundled demo agent is a separate program agentwrap wraps; it shares no code with it.
-  demo: ['demo'],
-};
 
 /** Third-party packages core may use: pure libraries only. */
 const CORE_PACKAGES = new Set(['smol-toml', 're2', 'semver']);
@@ -46,72 +38,127 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function importsOf(text: string): string[] {
-  const specifiers: string[] = [];
-  const pattern = /(?:^|\s)(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
-  for (const match of text.matchAll(pattern)) {
-    const specifier = match[1] ?? match[2] ?? match[3];
-    if (specifier !== undefined) specifiers.push(specifier);
-  }
-  return specifiers;
-}
-
-function layerOf(path: string): Layer | undefined {
-  const top = relative(SRC, path).split('/')[0];
-  return LAYERS.find((layer) => layer === top);
-}
-
 /** Strips comments so prose that mentions `process.` does not trip the purity check. */
 function withoutComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
 const files = sourceFiles(SRC);
+const sources: SourceFile[] = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+
+/**
+ * Over the limits today, each waiting for its split (docs/architecture.md, "Still to split").
+ * The list may only shrink: an entry that no longer applies fails too, so it is removed.
+ */
+const KNOWN_OVERSIZE: readonly string[] = [
+  'adapters/pty.ts:',
+  'adapters/pty.ts spawnPty:',
+  'app/launch.ts launchWrapped:',
+  'app/live-session.ts attachLiveSession:',
+  'app/recorder.ts createRecorder:',
+  'app/session-store.ts:',
+  'app/session-store.ts openSessionStore:',
+  'core/arbitrate.ts function (signature above):',
+  'core/pack-schema.ts:',
+  'core/pack-schema.ts parsePack:',
+  'demo/agent.ts:',
+];
 
 describe('architecture', () => {
   it('finds the layered source tree', () => {
     for (const layer of ['core', 'adapters', 'app', 'cli'] as const) {
-      expect(files.some((file) => layerOf(file) === layer), `src/${layer} has sources`).toBe(true);
+      expect(files.some((file) => layerOf(SRC, file) === layer), `src/${layer} has sources`).toBe(true);
     }
   });
 
-  it.each(files.map((file) => [relative(ROOT, file), file] as const))(
-    '%s imports only what its layer allows',
-    (_name, file) => {
-      const layer = layerOf(file);
-      expect(layer, `${file} sits in a known layer`).toBeDefined();
-      if (layer === undefined) return;
-      const text = readFileSync(file, 'utf8');
-      for (const specifier of importsOf(text)) {
-        if (specifier.startsWith('.')) {
-          const target = layerOf(resolve(dirname(file), specifier));
-          expect(target, `${specifier} resolves inside src/`).toBeDefined();
-          if (target !== undefined) {
-            expect(ALLOWED[layer], `${relative(ROOT, file)} may not import ${specifier} (${target})`).toContain(target);
-          }
-        } else if (layer === 'core') {
-          const pkg = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
-          expect(CORE_PACKAGES.has(pkg ?? ''), `core may not import ${specifier}`).toBe(true);
-        }
-      }
-    },
-  );
+  it.each(sources.map((file) => [relative(ROOT, file.path), file] as const))('%s imports only what its layer allows', (_name, file) => {
+    expect(layerViolations(SRC, [file])).toEqual([]);
 
-  it.each(files.filter((file) => layerOf(file) === 'core').map((file) => [relative(ROOT, file), file] as const))(
-    '%s stays pure',
-    (_name, file) => {
-      const code = withoutComments(readFileSync(file, 'utf8'));
-      for (const token of CORE_FORBIDDEN_TOKENS) {
-        expect(code.includes(token), `${relative(ROOT, file)} uses ${token}`).toBe(false);
-      }
-    },
-  );
+    if (layerOf(SRC, file.path) !== 'core') return;
+    for (const { specifier } of dependenciesOf(file.text)) {
+      if (specifier.startsWith('.')) continue;
+      const pkg = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+      expect(CORE_PACKAGES.has(pkg ?? ''), `core may not import ${specifier}`).toBe(true);
+    }
+  });
 
-  it('catches a violation (the checks are not vacuous)', () => {
-    expect(importsOf(`import { x } from '../app/session.js';\nimport fs from 'node:fs';`)).toEqual([
-      '../app/session.js',
-      'node:fs',
+  it.each(files.filter((file) => layerOf(SRC, file) === 'core').map((file) => [relative(ROOT, file), file] as const))('%s stays pure', (_name, file) => {
+    const code = withoutComments(readFileSync(file, 'utf8'));
+    for (const token of CORE_FORBIDDEN_TOKENS) {
+      expect(code.includes(token), `${relative(ROOT, file)} uses ${token}`).toBe(false);
+    }
+  });
+
+  it('keeps every file under 500 lines and every function under 120 (the known exceptions aside)', () => {
+    // Without the line number, so an entry survives edits above the function.
+    const violations = sizeViolations(SRC, sources).map((v) => v.replace(/:\d+ /, ' '));
+
+    expect(violations.filter((v) => !KNOWN_OVERSIZE.some((known) => v.startsWith(known)))).toEqual([]);
+    expect(KNOWN_OVERSIZE.filter((known) => !violations.some((v) => v.startsWith(known))), 'entries to remove from KNOWN_OVERSIZE').toEqual([]);
+  });
+});
+
+describe('the checks fail on planted violations (they are not vacuous)', () => {
+  const fake = (path: string, text: string): SourceFile => ({ path: join(SRC, path), text });
+
+  it('a cli → adapters import skips app', () => {
+    const planted = fake('cli/commands/x.ts', "import { isPidAlive } from '../../adapters/process-alive.js';\n");
+
+    expect(layerViolations(SRC, [planted])).toEqual([
+      'cli/commands/x.ts (cli) imports ../../adapters/process-alive.js (adapters); cli may use core, app, cli',
     ]);
+  });
+
+  it('an upward dependency, a dynamic import and a new URL() path', () => {
+    const planted = [
+      fake('adapters/x.ts', "export { thing } from '../app/session.js';\n"),
+      fake('core/y.ts', "const m = await import('../adapters/clock.js');\n"),
+      fake('app/z.ts', "const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));\n"),
+    ];
+
+    expect(layerViolations(SRC, planted)).toHaveLength(3);
+    expect(layerViolations(SRC, planted)[2]).toContain('locates ../cli/main.js (cli)');
+  });
+
+  it('a URL may point outside src/, an import may not', () => {
+    const url = fake('adapters/p.ts', "const packs = new URL('../../packs/', import.meta.url);\n");
+    const escape = fake('app/q.ts', "import { x } from '../../test/helpers/cli.js';\n");
+
+    expect(layerViolations(SRC, [url])).toEqual([]);
+    expect(layerViolations(SRC, [escape])).toHaveLength(1);
+  });
+
+  it('a planted cli → adapters import in a temporary copy of src/cli fails the tree check', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'aw-architecture-'));
+    try {
+      const planted = join(tree, 'cli', 'planted.ts');
+      mkdirSync(dirname(planted), { recursive: true });
+      writeFileSync(planted, "import { resolveStateRoot } from '../adapters/state-dir.js';\n");
+      const copy = sourceFiles(join(tree, 'cli')).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+
+      expect(layerViolations(tree, copy)).toEqual([
+        'cli/planted.ts (cli) imports ../adapters/state-dir.js (adapters); cli may use core, app, cli',
+      ]);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
+  it('a long function and a long file', () => {
+    const body = Array.from({ length: 130 }, (_, i) => `  const a${i} = ${i};`).join('\n');
+    const text = `export function long(): void {\n${body}\n}\n\nclass K {\n  short(x: number): number {\n    return x;\n  }\n}\n`;
+
+    expect(functionSpans(text)).toEqual([
+      { name: 'long', line: 1, lines: 132 },
+      { name: 'short', line: 135, lines: 3 },
+    ]);
+    expect(sizeViolations(SRC, [fake('core/long.ts', text.repeat(4))]).map((v) => v.replace(/:\d+ /, ' '))).toContain(
+      'core/long.ts long: 132 lines (at most 120)',
+    );
+    expect(sizeViolations(SRC, [fake('core/long.ts', text.repeat(4))])[0]).toBe('core/long.ts: 553 lines (at most 500)');
+  });
+
+  it('comments do not count as impurity', () => {
     expect(withoutComments('// process.env in a comment\nconst a = 1;')).not.toContain('process.');
   });
 });

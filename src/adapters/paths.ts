@@ -46,5 +46,11 @@ export function userPacksDir(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/**
+ * The CLI's entry as compiled by tsc: what agent hooks run (`node CLI_MAIN_PATH report …`).
+ * Known here rather than from the CLI's own module URL, so no lower layer points up at src/cli.
+ */
+export const CLI_MAIN_PATH = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
+
 /** The bundled demo agent, as compiled by tsc (a standalone program agentwrap wraps). */
 export const DEMO_AGENT_PATH = join(PACKAGE_ROOT, 'dist', 'src', 'demo', 'agent.js');

@@ -25,8 +25,7 @@
  *   character on backspace. We spawn with 'utf8' and then remove the socket's string decoder
  *   before the first read, which gives both.
  */
-import { readFileSync, readSync, realpathSync, statSync, accessSync, writeSync, constants as fsConstants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync, readSync, realpathSync, writeSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
 import { parseStat, type ProcStat } from '../core/process.js';
 import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } from './relay.js';
@@ -229,36 +228,6 @@ export function childCwd(userEnv: NodeJS.ProcessEnv, physicalCwd: string): strin
     // $PWD names a directory that no longer resolves: the physical cwd is the truth.
     return physicalCwd;
   }
-}
-
-export type ResolvedExecutable =
-  | { readonly ok: true; readonly path: string }
-  | { readonly ok: false; readonly reason: 'not-found' | 'not-executable'; readonly path: string };
-
-/** Finds `name` the way a shell does: a name with a slash is a path, otherwise search PATH. */
-export function resolveExecutable(name: string, env: NodeJS.ProcessEnv, cwd: string): ResolvedExecutable {
-  const candidates = name.includes('/')
-    ? [name.startsWith('/') ? name : join(cwd, name)]
-    : (env['PATH'] ?? '').split(delimiter).map((dir) => join(dir === '' ? '.' : dir.startsWith('/') ? dir : join(cwd, dir), name));
-  let sawNonExecutable: string | undefined;
-  for (const candidate of candidates) {
-    try {
-      if (!statSync(candidate).isFile()) continue;
-    } catch {
-      // Absent in this PATH entry: try the next one, as execvp does.
-      continue;
-    }
-    try {
-      accessSync(candidate, fsConstants.X_OK);
-      return { ok: true, path: candidate };
-    } catch {
-      // Present but not executable: a later PATH entry may still have a runnable one.
-      sawNonExecutable ??= candidate;
-    }
-  }
-  return sawNonExecutable === undefined
-    ? { ok: false, reason: 'not-found', path: name }
-    : { ok: false, reason: 'not-executable', path: sawNonExecutable };
 }
 
 /** /proc/<pid>/stat, or undefined where /proc is missing (not Linux) or the process is gone. */

@@ -16,8 +16,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
+import { CLI_MAIN_PATH } from '../adapters/paths.js';
 
 /** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
 export const CLAUDE_HOOK_EVENTS: readonly string[] = [
@@ -87,7 +88,7 @@ export interface HookPlan {
 
 /** The command a hook runs: this node and this installation's CLI entry, absolute, so PATH does not matter. */
 export function defaultReportCommand(): string[] {
-  return [process.execPath, fileURLToPath(new URL('../cli/main.js', import.meta.url))];
+  return [process.execPath, CLI_MAIN_PATH];
 }
 
 /** POSIX shell single-quoting. */

@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return first === undefined ? 2 : 0;
   }
   if (first === '-V' || first === '--version') {
-    const { AGENTWRAP_VERSION } = await import('../adapters/paths.js');
+    const { AGENTWRAP_VERSION } = await import('../app/platform.js');
     process.stdout.write(`agentwrap ${AGENTWRAP_VERSION}\n`);
     return 0;
   }

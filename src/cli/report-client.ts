@@ -5,8 +5,8 @@
  * problem becomes a `{sent: false, reason}` (the commands exit 0 and say why only under
  * AGENTWRAP_DEBUG=1). Loaded lazily, and only when a session id is around.
  */
-import { isPidAlive } from '../adapters/process-alive.js';
-import { resolveStateRoot } from '../adapters/state-dir.js';
+import { isPidAlive } from '../app/platform.js';
+import { resolveStateRoot } from '../app/platform.js';
 import { ControlError, requestControl } from '../app/control-socket.js';
 import { readSessions, resolveSession } from '../app/session-store.js';
 

@@ -4,7 +4,7 @@
  * and renders it. The session computed everything; this only formats it.
  */
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../app/control-socket.js';
-import type { Passthrough } from '../adapters/pty.js';
+import type { Passthrough } from '../app/platform.js';
 import type { RuleEvaluation } from '../core/evaluate.js';
 import type { SessionState } from '../core/session-state.js';
 import type { TickLogEntry } from '../core/tick-log.js';

@@ -4,7 +4,7 @@
  * live session (detection, records, control socket, recording, notifications) to it.
  */
 import { basename } from 'node:path';
-import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
+import { checkStateRootForReading, resolveStateRoot } from '../app/platform.js';
 import { planHooks } from '../app/hooks.js';
 import { prepareControlSocketPath } from '../app/control-socket.js';
 import type { LiveSession } from '../app/live-session.js';

@@ -8,11 +8,11 @@ import {
   childCwd,
   childEnvironment,
   exitCodeOf,
-  resolveExecutable,
   spawnPty,
   type PtyProcess,
   type PtySpawnOptions,
 } from '../../src/adapters/pty.js';
+import { resolveExecutable } from '../../src/adapters/executable.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
 
 function spawn(file: string, args: readonly string[], overrides: Partial<PtySpawnOptions> = {}): PtyProcess {

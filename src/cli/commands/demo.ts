@@ -4,7 +4,7 @@
  * permission dialog and prints every state it published, with the screen at that moment.
  */
 import { existsSync } from 'node:fs';
-import { DEMO_AGENT_PATH } from '../../adapters/paths.js';
+import { DEMO_AGENT_PATH } from '../../app/platform.js';
 import type { StateChangeEvent } from '../../app/control-socket.js';
 import { launchWrapped } from '../../app/launch.js';
 import { attachLiveSession, syntheticSessionId } from '../../app/live-session.js';

@@ -3,8 +3,8 @@
  * First one line per live session (`from: null`), then every transition of every agentwrap
  * session, including sessions that start later, until Ctrl-C.
  */
-import { isPidAlive } from '../../adapters/process-alive.js';
-import { resolveStateRoot } from '../../adapters/state-dir.js';
+import { isPidAlive } from '../../app/platform.js';
+import { resolveStateRoot } from '../../app/platform.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
 import { readSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';

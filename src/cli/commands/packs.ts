@@ -4,7 +4,7 @@
  * whether the packs still classify the screen fixtures (exit 1 on any failure).
  */
 import { resolve } from 'node:path';
-import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../adapters/paths.js';
+import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
 import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/pack-compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/pack-schema.js';

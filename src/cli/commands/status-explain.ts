@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { detectAgentVersion, type AgentVersion } from '../../adapters/agent-version.js';
+import { detectAgentVersion, type AgentVersion } from '../../app/platform.js';
 import { loadDefaultRegistry, loadPackFile, type LoadedPack } from '../../app/pack-registry.js';
 import { explainPack } from '../../core/evaluate.js';
 import { fixtureInput, parseFixture } from '../../core/fixture.js';

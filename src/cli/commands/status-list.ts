@@ -4,8 +4,8 @@
  * foreign or dead-pid files are skipped, never fatal (convention §5).
  */
 import { homedir } from 'node:os';
-import { isPidAlive } from '../../adapters/process-alive.js';
-import { resolveStateRoot } from '../../adapters/state-dir.js';
+import { isPidAlive } from '../../app/platform.js';
+import { resolveStateRoot } from '../../app/platform.js';
 import { readSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
