@@ -54,7 +54,6 @@ const KNOWN_OVERSIZE: readonly string[] = [
   'adapters/pty.ts:',
   'adapters/pty.ts spawnPty:',
   'app/launch.ts launchWrapped:',
-  'app/live-session.ts attachLiveSession:',
   'app/recorder.ts createRecorder:',
   'app/session-store.ts:',
   'app/session-store.ts openSessionStore:',

@@ -1,0 +1,91 @@
+/**
+ * What the live session answers on its control socket: explain, capture, ack, report (agent
+ * hooks), subscribe and ping's info. Each handler reads the parts it needs; none blocks the tick.
+ */
+import type { ScreenMirror } from '../../adapters/screen/index.js';
+import { explainPack, packInputFromSnapshot } from '../../core/evaluate.js';
+import type { ControlHandlers } from '../control-socket.js';
+import type { LaunchedSession } from '../launch.js';
+import type { PackRegistry } from '../pack-registry.js';
+import type { Reporter } from '../reporter.js';
+import type { DetectorSession } from '../session.js';
+import type { Publisher, SessionIdentity } from './publisher.js';
+
+export interface ControlHandlerParts {
+  readonly identity: SessionIdentity;
+  readonly detector: DetectorSession;
+  readonly screen: ScreenMirror;
+  readonly launched: Pick<LaunchedSession, 'passthrough' | 'passthroughNote' | 'tapDroppedBytes'>;
+  readonly registry: Pick<PackRegistry, 'notes'>;
+  readonly reporter: Pick<Reporter, 'handle'>;
+  readonly publisher: Publisher;
+  readonly agentVersion: { readonly version: string; readonly source: string } | undefined;
+  readonly versionNote: string | undefined;
+  readonly nowMs: () => number;
+  /** A report arrived: evaluate at once (a reported blocker must not wait for the 1 Hz floor). */
+  readonly onReport: () => void;
+}
+
+export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
+  const { identity, detector, publisher } = parts;
+  return {
+    explain: () => explainPayload(parts),
+    capture: () => ({
+      key: identity.key,
+      agent: identity.sourceCli,
+      agent_version: parts.agentVersion?.version ?? null,
+      snapshot: detector.snapshot(),
+      state: detector.state.session,
+    }),
+    ack: () => ({ changed: detector.ack() }),
+    report: (params) => {
+      const reply = parts.reporter.handle(params);
+      detector.noteReport();
+      parts.onReport();
+      return reply;
+    },
+    subscribe: (emit) => publisher.subscribe(emit),
+    info: () => ({ session: identity.key, agent: identity.sourceCli }),
+  };
+}
+
+/** `status explain <session>`: the decision, the pack, every rule against the screen now, the tick log. */
+export function explainPayload(parts: ControlHandlerParts): unknown {
+  const { identity, detector, screen, launched } = parts;
+  const pack = detector.currentPack;
+  const snapshot = detector.snapshot();
+  const input = packInputFromSnapshot(snapshot);
+  return {
+    key: identity.key,
+    agent: identity.sourceCli,
+    started_at: identity.startedWallMs,
+    clock_start_ms: identity.detectorStartMs,
+    now_ms: parts.nowMs(),
+    pack:
+      pack === undefined
+        ? null
+        : {
+            agent: pack.agent,
+            source: pack.origin,
+            path: pack.path,
+            validated_versions: pack.compiled.pack.validatedVersions,
+            unverified: pack.compiled.pack.unverified,
+          },
+    agent_version: parts.agentVersion === undefined ? null : { version: parts.agentVersion.version, source: parts.agentVersion.source },
+    version_note: parts.versionNote ?? null,
+    pack_notes: parts.registry.notes(),
+    state: detector.state.session,
+    // Every rule against the screen as it is now (the tick log holds only the matches).
+    screen: { rows: snapshot.screen.rows.length, title: input.title ?? null, progress: input.progress ?? null },
+    rules: pack === undefined ? [] : explainPack(pack.compiled, input),
+    ticks: detector.log.entries(),
+    // How the bytes reached the terminal and how much of them the mirror saw: a flood is
+    // skipped (and salvaged), never parsed in full, so a screen rule may have missed frames.
+    mirror: {
+      passthrough: launched.passthrough,
+      passthrough_note: launched.passthroughNote ?? null,
+      relay_skipped_bytes: launched.tapDroppedBytes(),
+      ...screen.stats(),
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * The live session's /proc evidence source: the agent's process tree, sampled about once a
+ * second whatever the tick rate.
+ */
+import { createProcessProbe, type ProcessProbe } from '../../adapters/process-probe.js';
+import type { ProcessEvidence } from '../../core/types.js';
+import type { ProcessSource } from '../session.js';
+
+/**
+ * The /proc sample is reused by ticks closer together than this (streaming ticks come every
+ * 250 ms); just under the 1 s tick floor, so a tick at the floor always gets a fresh one.
+ */
+export const PROCESS_SAMPLE_MIN_MS = 900;
+
+/**
+ * Ticks come up to 4 times a second while output streams; the /proc walk (a file per thread of
+ * every process in the agent's tree) is kept to about once a second, the tick floor. The CPU
+ * rate it yields needs a window that long anyway (CPU_RATE_MIN_WINDOW_MS).
+ */
+export function createProcessSource(agentPid: () => number | undefined, openProbe: (pid: number) => ProcessProbe = createProcessProbe): ProcessSource {
+  let probe: ProcessProbe | undefined;
+  let lastSample: { readonly atMs: number; readonly evidence: ProcessEvidence } | undefined;
+  return (nowMs) => {
+    if (lastSample !== undefined && nowMs - lastSample.atMs < PROCESS_SAMPLE_MIN_MS) return lastSample.evidence;
+    // The probe follows the first pid found for good, so the lookup (a /proc read through the
+    // job-control helper) is only needed until then.
+    if (probe === undefined) {
+      const pid = agentPid();
+      if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
+      probe = openProbe(pid);
+    }
+    lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
+    return lastSample.evidence;
+  };
+}

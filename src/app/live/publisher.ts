@@ -1,0 +1,135 @@
+/**
+ * The live session's publisher: builds the session record from the detector's state, writes it
+ * through the session store, and announces every change of the published state (subscribers of
+ * the control socket, the caller's hook, notifications). The store and the control path arrive
+ * once publishing has started (publishing.ts); until then changes are announced but not written.
+ */
+import type { Clock } from '../../adapters/clock.js';
+import type { ScreenMirror } from '../../adapters/screen/index.js';
+import { createSessionRecord, type SessionRecord } from '../../core/record.js';
+import type { DetectorState } from '../../core/tick.js';
+import type { TickLogEntry } from '../../core/tick-log.js';
+import type { AgentState } from '../../core/types.js';
+import type { StateChangeEvent } from '../control-socket.js';
+import type { Reporter } from '../reporter.js';
+import type { SessionStore } from '../session-store.js';
+
+/**
+ * A title change alone (no state change) is republished at most this often: spinner titles
+ * change ten times a second, and a record write (temp file, fsync, rename) per frame would cost
+ * more than everything else agentwrap does while an agent works.
+ */
+export const TITLE_REPUBLISH_MIN_MS = 2_000;
+
+/** Who the session is: fixed for its life. */
+export interface SessionIdentity {
+  readonly key: string;
+  readonly sourceCli: string;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly startedWallMs: number;
+  /** The session clock at the start: stateSinceMs is mapped to wall time from it. */
+  readonly detectorStartMs: number;
+  /** The installed agent's version, when found without running it. */
+  readonly agentVersion: string | undefined;
+}
+
+export interface PublisherOptions {
+  readonly identity: SessionIdentity;
+  readonly clock: Clock;
+  readonly screen: Pick<ScreenMirror, 'evidence'>;
+  readonly reporter: Pick<Reporter, 'identity' | 'metadata'>;
+  /** The pid to publish: the agent's once known, else the pty's own child. */
+  readonly pid: () => number;
+  readonly onStateChange?: ((event: StateChangeEvent, entry: TickLogEntry) => void) | undefined;
+  /** Called for a published blocked or done (notifier.ts). */
+  readonly notify: (state: AgentState, entry: TickLogEntry) => void;
+}
+
+export class Publisher {
+  /** Set once publishing started; undefined while the state directory is refused or not yet open. */
+  store: SessionStore | undefined;
+  /** The control socket path written into the record; '' when there is none. */
+  controlPath = '';
+  private readonly subscribers = new Set<(event: StateChangeEvent) => void>();
+  private lastPublishedState: AgentState | undefined;
+  /** The title as last published: a new title alone must still reach the record. */
+  private publishedTitle: string | undefined;
+  private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly options: PublisherOptions) {}
+
+  /** The record for `state`, as it would be published now. */
+  record(state: DetectorState): SessionRecord {
+    const { identity, clock, reporter } = this.options;
+    const s = state.session;
+    const title = this.options.screen.evidence().title?.text;
+    this.publishedTitle = title;
+    const reported = reporter.identity();
+    const metadata = reporter.metadata(clock.nowMs());
+    const agentVersion = identity.agentVersion ?? reported.agentVersion;
+    return createSessionRecord({
+      sourceCli: identity.sourceCli,
+      sessionId: identity.sessionId,
+      pid: this.options.pid(),
+      wrapperPid: process.pid,
+      cwd: identity.cwd,
+      startedAtMs: identity.startedWallMs,
+      updatedAtMs: clock.wallMs(),
+      state: s.state,
+      stateSinceMs: identity.startedWallMs + (s.stateSinceMs - identity.detectorStartMs),
+      seen: s.seen,
+      stuck: s.stuck,
+      winner: s.winner,
+      ruleId: s.ruleId ?? null,
+      ...(title === undefined ? {} : { title }),
+      ...(agentVersion === undefined ? {} : { agentVersion }),
+      ...(reported.model === undefined ? {} : { model: reported.model, modelSource: 'report' as const }),
+      ...(reported.agentSessionId === undefined ? {} : { agentSessionId: reported.agentSessionId }),
+      ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
+      control: this.controlPath,
+    });
+  }
+
+  /** Writes the record for `state` (once the store is open); failures are the store's to report. */
+  publish(state: DetectorState): void {
+    if (this.store !== undefined) void this.store.publish(this.record(state));
+  }
+
+  /** The detector's onChange: write the record, and announce a change of the published state. */
+  onChange(state: DetectorState, entry: TickLogEntry): void {
+    const to = state.session.state;
+    this.publish(state);
+    if (to === this.lastPublishedState) return;
+    const { identity, clock } = this.options;
+    const event: StateChangeEvent = {
+      t: clock.wallMs(),
+      session: identity.key,
+      agent: identity.sourceCli,
+      from: this.lastPublishedState ?? null,
+      to,
+      winner: state.session.winner,
+      rule_id: state.session.ruleId ?? null,
+    };
+    this.lastPublishedState = to;
+    for (const emit of this.subscribers) emit(event);
+    this.options.onStateChange?.(event, entry);
+    if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
+  }
+
+  /** After a tick: the store's periodic refresh rides on the tick's wake-up, and a changed title alone is republished at most every TITLE_REPUBLISH_MIN_MS. */
+  afterTick(changed: boolean, state: DetectorState, nowMs: number): void {
+    const store = this.store;
+    if (store === undefined) return;
+    void store.refreshIfDue();
+    if (!changed && this.options.screen.evidence().title?.text !== this.publishedTitle && nowMs - this.titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
+      this.titlePublishedAtMs = nowMs;
+      void store.publish(this.record(state));
+    }
+  }
+
+  subscribe(emit: (event: StateChangeEvent) => void): () => void {
+    this.subscribers.add(emit);
+    return () => this.subscribers.delete(emit);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Starting to publish: sweep records of crashed peers, open the control socket, open the
+ * session store, write the first record. Each step that fails becomes one warning (or none,
+ * when the store already named a refused state directory); the agent runs on regardless.
+ */
+import { isPidAlive } from '../../adapters/process-alive.js';
+import { StateDirError } from '../../adapters/state-dir.js';
+import type { Clock } from '../../adapters/clock.js';
+import { TICK_MS } from '../../core/policy.js';
+import type { DetectorState } from '../../core/tick.js';
+import { prepareControlSocketPath, startControlServer, type ControlHandlers, type ControlServer } from '../control-socket.js';
+import { openSessionStore, sweepStaleRecords } from '../session-store.js';
+import { describeError } from '../session.js';
+import type { Publisher } from './publisher.js';
+
+/**
+ * The session store's own refresh timer fires this long after a refresh is due: the tick (at
+ * least every TICK_MS) does the refresh first, in a wake-up it makes anyway, so an idle session
+ * does not wake a second time for it. A refresh is then at most ~1 s late, against a 15 s lease.
+ */
+export const STORE_TIMER_SLACK_MS = TICK_MS + 500;
+
+export interface PublishingOptions {
+  readonly stateRoot: string;
+  readonly key: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly clock: Clock;
+  /** Prepared by the launcher before the agent started (so its environment names it), or undefined. */
+  readonly controlPath: string | undefined;
+  readonly handlers: ControlHandlers;
+  readonly publisher: Publisher;
+  /** The state to publish first (read when the store is open). */
+  readonly state: () => DetectorState;
+  readonly warn: (message: string) => void;
+}
+
+/** Resolves to the control server (undefined when it could not start) once the first record is written or refused. */
+export async function startPublishing(options: PublishingOptions): Promise<ControlServer | undefined> {
+  const { publisher, clock } = options;
+  try {
+    sweepStaleRecords(options.stateRoot, clock.wallMs(), isPidAlive);
+  } catch (error) {
+    // Sweeping is housekeeping for crashed peers; failing it must not stop publishing.
+    void error;
+  }
+  let control: ControlServer | undefined;
+  let controlError: unknown;
+  try {
+    publisher.controlPath = options.controlPath ?? prepareControlSocketPath({ root: options.stateRoot, key: options.key, env: options.env, uid: process.getuid?.() });
+    control = await startControlServer(publisher.controlPath, options.handlers);
+  } catch (error) {
+    publisher.controlPath = '';
+    controlError = error;
+  }
+  const store = openSessionStore({ root: options.stateRoot, key: options.key, clock, onWarning: options.warn, timerSlackMs: STORE_TIMER_SLACK_MS });
+  publisher.store = store;
+  const isPublished = await store.publish(publisher.record(options.state()));
+  // A state directory that refuses both is said once, by the store, which names it; a socket
+  // that fails on its own (its directory taken by a file) is said here.
+  if (controlError !== undefined && (isPublished || !(controlError instanceof StateDirError))) {
+    options.warn(`no control socket (status explain/ack will not reach this session): ${describeError(controlError)}`);
+  }
+  return control;
+}

@@ -1,0 +1,77 @@
+/**
+ * The live session's tick loop: one timer, armed for the detector's next due time. Output
+ * re-arms it (the quiet recheck moves with each chunk); it never runs inside the output path
+ * itself. (Re-arming per chunk costs a timer-list update, no wake-up; arming lazily and
+ * re-arming when fired early was measured to add wake-ups under a 10 fps spinner, so it stays
+ * eager.)
+ */
+import type { Clock } from '../../adapters/clock.js';
+
+/** What the loop drives: the detector session's two tick-facing methods. */
+export interface Tickable {
+  nextDueMs(): number;
+  evaluate(): { readonly changed: boolean };
+}
+
+export class TickLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private isTickingNow = false;
+  private isStopped = false;
+  private lastWrite: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly detector: Tickable,
+    private readonly clock: Clock,
+    /** After each evaluation, in the same wake-up (record refresh, title republish). */
+    private readonly afterTick: (changed: boolean, nowMs: number) => void,
+  ) {}
+
+  get isTicking(): boolean {
+    return this.isTickingNow;
+  }
+
+  /** The screen write to wait for before the next evaluation (xterm parses on a later task). */
+  noteWrite(written: Promise<void>): void {
+    this.lastWrite = written;
+  }
+
+  /** Resolves once the last noted write is parsed. */
+  written(): Promise<void> {
+    return this.lastWrite;
+  }
+
+  /** Re-plans the timer for the detector's next due time. */
+  arm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    const delayMs = Math.max(0, this.detector.nextDueMs() - this.clock.nowMs());
+    this.timer = setTimeout(() => this.runTick(), delayMs);
+    this.timer.unref();
+  }
+
+  /** Something happened (output, input, a report): re-plan, unless a tick is running (it re-arms when done) or the loop stopped. */
+  poke(): void {
+    if (!this.isTickingNow && !this.isStopped) this.arm();
+  }
+
+  /** No more ticks (the agent exited); a tick in progress finishes without re-arming. */
+  stop(): void {
+    this.isStopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private runTick(): void {
+    this.timer = undefined;
+    if (this.isTickingNow) return;
+    this.isTickingNow = true;
+    void this.lastWrite
+      .then(() => {
+        const { changed } = this.detector.evaluate();
+        this.afterTick(changed, this.clock.nowMs());
+      })
+      .finally(() => {
+        this.isTickingNow = false;
+        if (!this.isStopped) this.arm();
+      });
+  }
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createProcessSource, PROCESS_SAMPLE_MIN_MS } from '../../../src/app/live/process-source.js';
+import type { ProcessEvidence } from '../../../src/core/types.js';
+
+function fakeProbe(): { open: (pid: number) => { sample(nowMs: number): ProcessEvidence }; opened: number[]; samples: number[] } {
+  const opened: number[] = [];
+  const samples: number[] = [];
+  return {
+    opened,
+    samples,
+    open: (pid) => {
+      opened.push(pid);
+      return {
+        sample: (nowMs) => {
+          samples.push(nowMs);
+          return { sampled: false, reason: `sample at ${nowMs}` };
+        },
+      };
+    },
+  };
+}
+
+describe('createProcessSource', () => {
+  it('says the sample is absent (not quiet) until the agent pid is known', () => {
+    const probe = fakeProbe();
+    const source = createProcessSource(() => undefined, probe.open);
+
+    expect(source(0)).toEqual({ sampled: false, reason: 'agent pid not known yet' });
+    expect(probe.opened).toEqual([]);
+  });
+
+  it('samples at most once per PROCESS_SAMPLE_MIN_MS and follows the first pid for good', () => {
+    const probe = fakeProbe();
+    let pid = 100;
+    const source = createProcessSource(() => pid, probe.open);
+
+    source(1_000);
+    source(1_000 + PROCESS_SAMPLE_MIN_MS - 1);
+    pid = 200;
+    source(1_000 + PROCESS_SAMPLE_MIN_MS);
+
+    expect(probe.samples).toEqual([1_000, 1_000 + PROCESS_SAMPLE_MIN_MS]);
+    expect(probe.opened).toEqual([100]);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../../src/adapters/clock.js';
+import { Publisher, TITLE_REPUBLISH_MIN_MS } from '../../../src/app/live/publisher.js';
+import type { SessionStore } from '../../../src/app/session-store.js';
+import type { StateChangeEvent } from '../../../src/app/control-socket.js';
+import type { SessionRecord } from '../../../src/core/record.js';
+import { initialDetectorState, type DetectorState } from '../../../src/core/tick.js';
+import type { TickLogEntry } from '../../../src/core/tick-log.js';
+import type { AgentState } from '../../../src/core/types.js';
+
+const ENTRY = { decision: { ruleId: 'r' } } as unknown as TickLogEntry;
+
+function stateOf(state: AgentState, sinceMs = 0): DetectorState {
+  const initial = initialDetectorState(0);
+  return { ...initial, session: { ...initial.session, state, raw: state === 'done' ? 'idle' : state, stateSinceMs: sinceMs, winner: 'screen-rule', ruleId: 'r' } };
+}
+
+function publisher(title: () => string | undefined = () => undefined) {
+  const clock = manualClock(1_000, 1_700_000_000_000);
+  const events: StateChangeEvent[] = [];
+  const notified: AgentState[] = [];
+  const written: SessionRecord[] = [];
+  const store = { publish: async (r: SessionRecord) => (written.push(r), true), refreshIfDue: async () => undefined } as unknown as SessionStore;
+  const p = new Publisher({
+    identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_000, detectorStartMs: 1_000, agentVersion: '2.1.0' },
+    clock,
+    screen: { evidence: () => ({ title: title() === undefined ? undefined : { text: title() ?? '', changedAtMs: 0, recentChangesMs: [] }, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
+    reporter: { identity: () => ({ agentVersion: undefined, model: undefined, agentSessionId: undefined }), metadata: () => ({}) } as never,
+    pid: () => 42,
+    onStateChange: (event) => events.push(event),
+    notify: (state) => notified.push(state),
+  });
+  return { p, clock, events, notified, written, store };
+}
+
+describe('Publisher', () => {
+  it('announces each change of the published state once, and notifies on blocked and done', () => {
+    const { p, events, notified } = publisher();
+
+    p.onChange(stateOf('working'), ENTRY);
+    p.onChange(stateOf('working'), ENTRY);
+    p.onChange(stateOf('blocked'), ENTRY);
+    p.onChange(stateOf('done'), ENTRY);
+
+    expect(events.map((e) => [e.from, e.to])).toEqual([
+      [null, 'working'],
+      ['working', 'blocked'],
+      ['blocked', 'done'],
+    ]);
+    expect(notified).toEqual(['blocked', 'done']);
+  });
+
+  it('writes nothing before the store is open, then a record with wall-clock times and the control path', () => {
+    const { p, written, store } = publisher();
+
+    p.onChange(stateOf('working', 1_500), ENTRY);
+    p.store = store;
+    p.controlPath = '/run/aw/claude-1.sock';
+    p.onChange(stateOf('idle', 3_000), ENTRY);
+
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({ state: 'idle', pid: 42, control: '/run/aw/claude-1.sock', agent_version: '2.1.0' });
+    expect(written[0]?.state_since).toBe(1_700_000_000_000 + 2_000);
+  });
+
+  it('republishes a changed title alone at most every TITLE_REPUBLISH_MIN_MS', () => {
+    let title = 'one';
+    const { p, written, store } = publisher(() => title);
+    p.store = store;
+    p.publish(stateOf('working'));
+
+    title = 'two';
+    p.afterTick(false, stateOf('working'), 5_000);
+    title = 'three';
+    p.afterTick(false, stateOf('working'), 5_000 + TITLE_REPUBLISH_MIN_MS - 1);
+    p.afterTick(false, stateOf('working'), 5_000 + TITLE_REPUBLISH_MIN_MS);
+
+    expect(written.map((r) => r.title)).toEqual(['one', 'two', 'three']);
+  });
+});

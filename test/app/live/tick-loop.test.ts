@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../../src/adapters/clock.js';
+import { TickLoop } from '../../../src/app/live/tick-loop.js';
+
+/** A detector that is always due and counts its evaluations. */
+function detector() {
+  const calls: string[] = [];
+  return { calls, nextDueMs: () => 0, evaluate: () => (calls.push('evaluate'), { changed: calls.length === 1 }) };
+}
+
+const until = async (condition: () => boolean): Promise<void> => {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('TickLoop', () => {
+  it('evaluates only after the last noted screen write is parsed', async () => {
+    const d = detector();
+    const after: boolean[] = [];
+    const loop = new TickLoop(d, manualClock(0), (changed) => after.push(changed));
+    let parse!: () => void;
+    loop.noteWrite(new Promise<void>((resolve) => (parse = resolve)));
+
+    loop.arm();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const beforeParse = [...d.calls];
+    parse();
+    await until(() => after.length > 0);
+    loop.stop();
+
+    expect(beforeParse).toEqual([]);
+    expect(after[0]).toBe(true);
+  });
+
+  it('re-arms after each tick until stopped, and a poke after stop arms nothing', async () => {
+    const d = detector();
+    const loop = new TickLoop(d, manualClock(0), () => undefined);
+
+    loop.arm();
+    await until(() => d.calls.length >= 3);
+    loop.stop();
+    const stoppedAt = d.calls.length;
+    loop.poke();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+
+    expect(d.calls.length).toBeLessThanOrEqual(stoppedAt + 1);
+  });
+});
