@@ -18,7 +18,7 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fnv1a32 } from '../core/record.js';
+import { fnv1a32 } from '../core/session-record.js';
 import type { AgentState } from '../core/types.js';
 import { currentUid, ensurePrivateDir, ensureStateDirs, stateLayout, StateDirError, type StateEnv } from '../adapters/state-dir.js';
 

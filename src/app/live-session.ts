@@ -23,7 +23,7 @@ import { FLOOD_DRAIN_INTERVAL_MS } from '../adapters/relay.js';
 import { createScreen } from '../adapters/screen/index.js';
 import { resolveStateRoot } from '../adapters/state-dir.js';
 import { versionStatus } from '../core/pack-schema.js';
-import { recordKey } from '../core/record.js';
+import { recordKey } from '../core/session-record.js';
 import type { TickLogEntry } from '../core/tick-log.js';
 import type { StateChangeEvent } from './control-socket.js';
 import type { LaunchedSession } from './launch.js';
@@ -84,7 +84,7 @@ export interface LiveSession {
   readonly closed: Promise<void>;
 }
 
-export { syntheticSessionId } from '../core/record.js';
+export { syntheticSessionId } from '../core/session-record.js';
 
 export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const clock = options.clock ?? systemClock;

@@ -10,7 +10,7 @@
  * Nothing here throws at a caller: a malformed request is answered `{accepted: false}`.
  */
 import { gateReport, identityFromPayload, INITIAL_GATING, slimPayload, type GatingState, type ReportedIdentity } from '../core/gating.js';
-import { METADATA_VALUE_MAX_UNITS, sanitizeTitle } from '../core/record.js';
+import { METADATA_VALUE_MAX_UNITS, sanitizeTitle } from '../core/session-record.js';
 import type { ReportEffect, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 

@@ -22,7 +22,7 @@ import {
   type ProviderHeartbeat,
   type PublishedRecord,
   type SessionRecord,
-} from '../core/record.js';
+} from '../core/session-record.js';
 import type { Clock } from '../adapters/clock.js';
 import { writeEphemeralFileSync } from '../adapters/fs-atomic.js';
 import {

@@ -1,7 +1,7 @@
 /**
  * The detector session: one agent's evidence sources wired to the pure tick. The live launcher
  * and replay drive the very same object; only the clock and who calls `evaluate` differ
- * (architecture.md §2: replay is the live path with the sources swapped).
+ * (docs/architecture.md §2: replay is the live path with the sources swapped).
  *
  * The session never touches passthrough: it is fed copies of bytes after they reached the
  * user's terminal, and every failure inside it is reported through `onWarning`.

@@ -4,7 +4,7 @@
  * reaches a terminal: records are written by other programs, and a title or a cwd holding an
  * escape sequence must not be able to drive the reader's terminal.
  */
-import { sanitizeTitle } from '../core/record.js';
+import { sanitizeTitle } from '../core/session-record.js';
 import { rollUp } from '../core/session-state.js';
 import { ROLLUP_ORDER, type AgentState } from '../core/types.js';
 import type { ListedSession } from '../app/session-store.js';

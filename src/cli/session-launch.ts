@@ -8,7 +8,7 @@ import { checkStateRootForReading, resolveStateRoot } from '../app/platform.js';
 import { planHooks } from '../app/hooks.js';
 import { prepareControlSocketPath } from '../app/control-socket.js';
 import type { LiveSession } from '../app/live-session.js';
-import { syntheticSessionId } from '../core/record.js';
+import { syntheticSessionId } from '../core/session-record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
 

@@ -1,5 +1,5 @@
 /**
- * Ground-truth labels beside a recording (architecture.md §6): `<name>.labels.jsonl`, one
+ * Ground-truth labels beside a recording (docs/architecture.md §6): `<name>.labels.jsonl`, one
  * `{"t": seconds, "state": "working"|"blocked"|"idle"|"uncertain"}` per line, each holding
  * until the next. Other fields are allowed (notes, who labeled it) and ignored.
  */

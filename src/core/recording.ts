@@ -1,5 +1,5 @@
 /**
- * The recording format (architecture.md §6): asciicast v2 on the way out, v2 and v3 on the way
+ * The recording format (docs/architecture.md §6): asciicast v2 on the way out, v2 and v3 on the way
  * in, both normalized to one shape with absolute event times in seconds. Pure: the writer side
  * (app/recorder) feeds bytes and times in; nothing here touches a file or a clock.
  *

@@ -18,7 +18,7 @@ export type Strength = 'strong' | 'weak';
 
 export type Confidence = 'strong' | 'weak' | 'none';
 
-/** Roll-up order across sessions, most urgent first (architecture.md §3). */
+/** Roll-up order across sessions, most urgent first (docs/architecture.md §3). */
 export const ROLLUP_ORDER: readonly AgentState[] = ['blocked', 'done', 'working', 'idle', 'unknown'];
 
 export function assertNever(value: never): never {

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { findRecordings, packForRecording, readRecordingFile } from '../../src/app/recordings.js';
+import { findRecordings, packForRecording, readRecordingFile } from '../../src/app/recording-files.js';
 import { replayRecording } from '../../src/app/replay.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -3,7 +3,7 @@ import { manualClock } from '../../src/adapters/clock.js';
 import { METADATA_DEFAULT_TTL_MS, METADATA_MAX_KEYS, Reporter } from '../../src/app/reporter.js';
 import { DetectorSession } from '../../src/app/session.js';
 import { REPORT_MAX_DELIVERY_MS } from '../../src/core/policy.js';
-import { createSessionRecord, parseRecord } from '../../src/core/record.js';
+import { createSessionRecord, parseRecord } from '../../src/core/session-record.js';
 import type { Screen } from '../../src/adapters/screen/index.js';
 
 const WALL_START = 1_790_000_000_000;

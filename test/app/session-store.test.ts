@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, type ManualClock } from '../../src/adapters/clock.js';
-import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/record.js';
+import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
 import { openSessionStore, readHeartbeats, readSessionsReport, resolveSession, sweepStaleRecords, type SessionStore } from '../../src/app/session-store.js';
 
 const WALL_START_MS = Date.now();

@@ -18,7 +18,7 @@ import { createScreen, type Screen, type ScreenEvidence } from '../../src/adapte
 import { BUNDLED_PACKS_DIR } from '../../src/adapters/paths.js';
 import { loadNativeRelay } from '../../src/adapters/relay.js';
 import { PackRegistry, type LoadedPack } from '../../src/app/pack-registry.js';
-import { readRecordingFile } from '../../src/app/recordings.js';
+import { readRecordingFile } from '../../src/app/recording-files.js';
 import { DetectorSession, NO_PROCESS_SAMPLE } from '../../src/app/session.js';
 import { recordingDuration } from '../../src/core/recording.js';
 import type { ScreenView } from '../../src/core/types.js';

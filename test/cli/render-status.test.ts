@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionRecord } from '../../src/core/record.js';
+import { createSessionRecord } from '../../src/core/session-record.js';
 import type { ListedSession } from '../../src/app/session-store.js';
 import { fitWidth, formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../src/cli/render-status.js';
 

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import { startControlServer, type ControlServer } from '../../src/app/control-socket.js';
 import { Reporter } from '../../src/app/reporter.js';
-import { createSessionRecord } from '../../src/core/record.js';
+import { createSessionRecord } from '../../src/core/session-record.js';
 import { renderStatusText } from '../../src/cli/render-status.js';
 import { renderTickEntry } from '../../src/cli/render-ticks.js';
 import { initialDetectorState, tick } from '../../src/core/tick.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startControlServer, type ControlHandlers, type ControlServer, type StateChangeEvent } from '../../src/app/control-socket.js';
-import { createSessionRecord, type SessionRecord, type SessionRecordInput } from '../../src/core/record.js';
+import { createSessionRecord, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
 import type { StatusJson } from '../../src/cli/render-status.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -17,7 +17,7 @@ import {
 } from '../../src/adapters/screen/index.js';
 import { compilePack } from '../../src/core/pack-compile.js';
 import { parsePack } from '../../src/core/pack-schema.js';
-import { createSessionRecord, parseRecord, sanitizeTitle, TITLE_MAX_UNITS } from '../../src/core/record.js';
+import { createSessionRecord, parseRecord, sanitizeTitle, TITLE_MAX_UNITS } from '../../src/core/session-record.js';
 import { explainPack, evaluatePack, REGION_PREVIEW_CHARS, verdictFromExplain } from '../../src/core/evaluate.js';
 import {
   analyzeScreen,

@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { packForRecording, readRecordingFile } from '../../src/app/recordings.js';
+import { packForRecording, readRecordingFile } from '../../src/app/recording-files.js';
 import { replayRecording } from '../../src/app/replay.js';
 import { formatFixture } from '../../src/cli/capture.js';
 import { parseFixture, parseFixtureName, type FixtureExpectation } from '../../src/core/fixture.js';

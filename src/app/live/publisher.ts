@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../adapters/clock.js';
 import type { ScreenMirror } from '../../adapters/screen/index.js';
-import { createSessionRecord, type SessionRecord } from '../../core/record.js';
+import { createSessionRecord, type SessionRecord } from '../../core/session-record.js';
 import type { DetectorState } from '../../core/tick.js';
 import type { TickLogEntry } from '../../core/tick-log.js';
 import type { AgentState } from '../../core/types.js';

@@ -4,10 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { findRecordings, packForRecording } from '../../app/recordings.js';
+import { findRecordings, packForRecording } from '../../app/recording-files.js';
 import { replayRecording, type ReplayMoment } from '../../app/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/score.js';
-import { renderReport, type ReportRecording } from '../render-report.js';
+import { renderEvalPage, type EvalPageRecording } from '../render-eval-page.js';
 import { CliError, UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 import { loadRecordingOrFail } from './replay.js';
@@ -36,7 +36,7 @@ const REPORT_SNAPSHOT_EVERY_S = 1;
 
 export interface EvalRun {
   readonly report: EvalReport;
-  readonly recordings: ReportRecording[];
+  readonly recordings: EvalPageRecording[];
   readonly skipped: string[];
 }
 
@@ -129,7 +129,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (values.json === true) process.stdout.write(`${JSON.stringify(run.report)}\n`);
   else process.stdout.write(renderEvalTable(run.report));
   if (values.report !== undefined) {
-    writeFileSync(values.report, renderReport(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));
+    writeFileSync(values.report, renderEvalPage(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));
     process.stderr.write(`agentwrap: wrote ${values.report}\n`);
   }
   if (minAccuracy !== undefined && (run.report.total.accuracy ?? 0) < minAccuracy) {

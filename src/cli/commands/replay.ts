@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { readRecordingFile, packForRecording } from '../../app/recordings.js';
+import { readRecordingFile, packForRecording } from '../../app/recording-files.js';
 import { replayRecording, type ReplayMoment } from '../../app/replay.js';
 import { RecordingFormatError } from '../../core/recording.js';
 import { LabelsFormatError } from '../../core/labels.js';

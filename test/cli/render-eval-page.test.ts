@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Label } from '../../src/core/labels.js';
 import { type PublishedTransition, scoreRecordings } from '../../src/core/score.js';
-import { type ReportRecording, escapeHtml, renderReport } from '../../src/cli/render-report.js';
+import { type EvalPageRecording, escapeHtml, renderEvalPage } from '../../src/cli/render-eval-page.js';
 
 const LABELS: Label[] = [
   { t: 0, state: 'idle' },
@@ -18,12 +18,12 @@ const PUBLISHED: PublishedTransition[] = [
   { t: 8.3, state: 'done', stuck: false },
 ];
 
-function reportFor(snapshots: ReportRecording['snapshots']): string {
+function reportFor(snapshots: EvalPageRecording['snapshots']): string {
   const input = { file: 'recordings/demo/run.cast', agent: 'demo', labels: LABELS, published: PUBLISHED, durationS: 10 };
   const scored = scoreRecordings([input]);
   const score = scored.files[0];
   if (score === undefined) throw new Error('no score');
-  return renderReport([{ score, labels: LABELS, published: PUBLISHED, durationS: 10, snapshots }], { total: scored.total });
+  return renderEvalPage([{ score, labels: LABELS, published: PUBLISHED, durationS: 10, snapshots }], { total: scored.total });
 }
 
 function embeddedData(html: string): { snapshots: { t: number; text: string }[]; duration: number } {
@@ -32,7 +32,7 @@ function embeddedData(html: string): { snapshots: { t: number; text: string }[];
   return JSON.parse(match[1]) as { snapshots: { t: number; text: string }[]; duration: number };
 }
 
-describe('renderReport', () => {
+describe('renderEvalPage', () => {
   const snapshots = [
     { t: 0, text: '> ' },
     { t: 4, text: 'Running… </script><script>alert(1)</script> & more' },
@@ -82,6 +82,6 @@ describe('renderReport', () => {
   });
 
   it('says so when there is nothing to show', () => {
-    expect(renderReport([])).toContain('No labeled recordings.');
+    expect(renderEvalPage([])).toContain('No labeled recordings.');
   });
 });

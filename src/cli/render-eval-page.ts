@@ -23,7 +23,7 @@ export interface ScreenSnapshot {
   readonly text: string;
 }
 
-export interface ReportRecording {
+export interface EvalPageRecording {
   readonly score: FileScore;
   readonly labels: readonly Label[];
   readonly published: readonly PublishedTransition[];
@@ -32,7 +32,7 @@ export interface ReportRecording {
   readonly snapshots: readonly ScreenSnapshot[];
 }
 
-export interface ReportOptions {
+export interface EvalPageOptions {
   readonly title?: string;
   readonly total?: ScoreSummary;
 }
@@ -69,7 +69,7 @@ const BAND_HEIGHT = 30;
 const AXIS_Y = 96;
 const VIEW_HEIGHT = 118;
 
-export function renderReport(recordings: readonly ReportRecording[], options: ReportOptions = {}): string {
+export function renderEvalPage(recordings: readonly EvalPageRecording[], options: EvalPageOptions = {}): string {
   const title = options.title ?? 'agentwrap eval report';
   const sections = recordings.map((recording, index) => renderRecording(recording, index)).join('\n');
   return `<!doctype html>
@@ -93,7 +93,7 @@ ${recordings.length === 0 ? '<p>No labeled recordings.</p>' : sections}
 `;
 }
 
-function renderRecording(recording: ReportRecording, index: number): string {
+function renderRecording(recording: EvalPageRecording, index: number): string {
   const { score } = recording;
   const duration = Math.max(recording.durationS, 0.001);
   const analysis = analyzeRecording({

@@ -14,7 +14,7 @@ import {
   sanitizeTitle,
   TITLE_MAX_UNITS,
   type SessionRecordInput,
-} from '../../src/core/record.js';
+} from '../../src/core/session-record.js';
 
 const NOW = 1_784_200_000_000;
 

@@ -1,6 +1,6 @@
 /**
  * Session records and provider heartbeats of the Agent Status Providers convention, schema 1
- * (shared/seeds/000), plus agentwrap's additive fields (architecture.md §5). Pure: parsing,
+ * (shared/seeds/000), plus agentwrap's additive fields (docs/publishing.md, "The record"). Pure: parsing,
  * validation, key derivation, title sanitizing and the lease rule. Reading and writing files
  * lives in adapters/ and app/.
  *
@@ -66,7 +66,7 @@ export interface ConventionRecord {
 
 /**
  * agentwrap's own record: every convention field (with the optional ones agentwrap always
- * knows made required) plus the additive fields of architecture.md §5. Times are Unix ms.
+ * knows made required) plus the additive fields of docs/publishing.md ("The record"). Times are Unix ms.
  */
 export interface SessionRecord extends ConventionRecord {
   readonly written_by: typeof AGENTWRAP_WRITER;
