@@ -4,7 +4,7 @@
  * the event loop, and hands JavaScript a copy of both afterwards, in batches.
  *
  * Loading is best-effort: where the addon was not built (no compiler at install) or fails to
- * load, `loadNativeRelay` says why and the caller keeps the event-loop relay in pty.ts, which
+ * load, `loadNativeRelay` says why and the caller keeps the event-loop relay in pty/relay-choice.ts, which
  * is correct, only slower. AGENTWRAP_RELAY=js chooses that path on purpose (comparisons, and
  * an escape hatch should the native one misbehave somewhere).
  */

@@ -1,7 +1,7 @@
 /**
  * The user's own terminal (agentwrap's stdin/stdout): raw mode in, restored on every way out,
  * its size and resizes, job-control stops, and the reset sequence for modes a crashed agent
- * left on. The PTY side lives in pty.ts; app/launch.ts wires the two together.
+ * left on. The PTY side lives in pty/; app/launch.ts wires the two together.
  *
  * Raw mode here is the full cfmakeraw set. Node's setRawMode (libuv UV_TTY_MODE_RAW) keeps
  * OPOST|ONLCR on, so a raw-mode program that writes a bare "\n" to mean "cursor down" (ncurses

@@ -20,7 +20,7 @@ import {
   type Passthrough,
   type PtyExit,
   type PtyProcess,
-} from '../adapters/pty.js';
+} from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
 
 /**
@@ -235,7 +235,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // terminal back and stops too; on `fg` it takes the terminal again, continues the agent's
   // group and asks it to redraw.
   let isResuming = false;
-  // The job-control helper (pty.ts) stops when the agent stopped, and once continued puts the
+  // The job-control helper (pty/job-control.ts) stops when the agent stopped, and once continued puts the
   // agent back in the pty's foreground with a SIGWINCH so it redraws.
   disposers.push(
     pty.onStopped(() => {

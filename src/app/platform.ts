@@ -10,5 +10,5 @@ export { AGENTWRAP_VERSION, BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, DEMO_AGENT_
 export { isPidAlive } from '../adapters/process-alive.js';
 export { resolveExecutable } from '../adapters/executable.js';
 // Type only: erased at run time, so the CLI's light commands never load node-pty through here.
-export type { Passthrough } from '../adapters/pty.js';
+export type { Passthrough } from '../adapters/pty/index.js';
 export { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';

@@ -11,7 +11,7 @@ import {
   spawnPty,
   type PtyProcess,
   type PtySpawnOptions,
-} from '../../src/adapters/pty.js';
+} from '../../src/adapters/pty/index.js';
 import { resolveExecutable } from '../../src/adapters/executable.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
 

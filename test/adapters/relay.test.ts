@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty.js';
+import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty/index.js';
 import { loadNativeRelay, RELAY_ADDON_PATH } from '../../src/adapters/relay.js';
 import { ModeTracker } from '../../src/adapters/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readChildPids } from '../../src/adapters/pty.js';
+import { readChildPids } from '../../src/adapters/pty/index.js';
 import { CLI, openOuterTerminal, REPO_ROOT, shellQuote } from '../helpers/pty-outer.js';
 
 const WRAP = `${shellQuote(process.execPath)} ${shellQuote(CLI)}`;

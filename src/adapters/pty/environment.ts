@@ -1,0 +1,44 @@
+/** The agent's environment and working directory: the user's, with only agentwrap's own variables added. */
+import { realpathSync } from 'node:fs';
+
+/**
+ * Variables besides AGENTWRAP_* that agentwrap may set for one run: the per-launch reporter
+ * hooks (app/hooks.ts) pass OpenCode its plugin through OPENCODE_CONFIG_CONTENT, merged with the
+ * user's own value, since OpenCode has no command-line flag for it.
+ */
+export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_CONFIG_CONTENT'];
+
+/**
+ * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables
+ * (and the reporter hooks' HOOK_ENV_KEYS). Anything else in `extra` is a bug in the caller, so
+ * it throws rather than leak a surprise.
+ */
+export function childEnvironment(
+  userEnv: NodeJS.ProcessEnv,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(userEnv)) {
+    if (value !== undefined) env[key] = value;
+  }
+  for (const [key, value] of Object.entries(extra)) {
+    if (!key.startsWith('AGENTWRAP_') && !HOOK_ENV_KEYS.includes(key)) throw new Error(`childEnvironment: ${key} is not an AGENTWRAP_* variable`);
+    env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * The directory to start the child in. node-pty sets PWD to the cwd it is given; passing the
+ * user's logical $PWD (when it is the same directory) keeps a symlinked PWD as the user had it.
+ */
+export function childCwd(userEnv: NodeJS.ProcessEnv, physicalCwd: string): string {
+  const logical = userEnv['PWD'];
+  if (logical === undefined || logical === '') return physicalCwd;
+  try {
+    return realpathSync(logical) === realpathSync(physicalCwd) ? logical : physicalCwd;
+  } catch {
+    // $PWD names a directory that no longer resolves: the physical cwd is the truth.
+    return physicalCwd;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Job control for the agent: the POSIX sh helper that leads the pty session so Ctrl-Z works,
+ * and the /proc reads and signals around it (docs/launcher.md).
+ */
+import { readFileSync } from 'node:fs';
+import { parseStat, type ProcStat } from '../../core/process.js';
+import type { PtySpawnOptions } from './types.js';
+
+/**
+ * Why a helper at all: forkpty makes the child the leader of a new session, so its process
+ * group is orphaned (its parent, agentwrap, is in another session), and Linux discards
+ * SIGTSTP/SIGTTIN/SIGTTOU with default action for orphaned groups. Ctrl-Z would then do
+ * nothing at all, where the same agent run from a shell stops. So a POSIX sh with job control
+ * (`set -m`) leads the pty session, as a login shell does in a real terminal, and runs the
+ * agent as its foreground job. When the job stops, the helper stops itself with SIGSTOP (the
+ * one stop signal an orphaned group still obeys); agentwrap sees that through SIGCHLD and
+ * suspends too. On SIGCONT the helper queues a SIGWINCH for the job (so it redraws) and puts
+ * it back in the foreground. Its exit status is the job's (128+N after signal N).
+ * A SIGSTOP from outside (status 147) is not a terminal suspend: the helper stays in the
+ * foreground, polls /proc until the agent is continued, and waits on it again.
+ * The shell's own job notices go to /dev/null; the agent gets the real stderr back on fd 2.
+ * dash (Debian's sh) leaves the environment as it is; a bash-as-sh would bump SHLVL.
+ */
+export const JOB_CONTROL_SCRIPT = [
+  'set -m',
+  'exec 3>&2 2>/dev/null',
+  '"$@" 2>&3 3>&-',
+  'status=$?',
+  'while kill -0 %1; do',
+  // 147 = 128 + SIGSTOP: not Ctrl-Z but someone pausing the agent itself (kill -STOP). The
+  // terminal stays with agentwrap, which keeps watching (a paused agent is reported `stuck`);
+  // once something continues the agent, the helper waits on it in the foreground again.
+  '  if [ "$status" -eq 147 ]; then',
+  // The job's pid: the helper's only child (`jobs -p` would run in a subshell without the job table).
+  '    read -r pid rest < "/proc/$$/task/$$/children"',
+  // The shell took the terminal back when the job stopped, so once continued the agent runs in
+  // the background, and its first read of the terminal stops it again (SIGTTIN): "it ran" is
+  // seen from its context-switch counts changing, not only from its state leaving T.
+  '    ran=$(grep ctxt "/proc/$pid/status")',
+  '    while read -r stat < "/proc/$pid/stat"; do',
+  '      state=${stat##*) }',
+  '      [ "${state%% *}" = T ] || break',
+  '      [ "$(grep ctxt "/proc/$pid/status")" = "$ran" ] || break',
+  '      sleep 0.2',
+  '    done',
+  '  else',
+  '    kill -STOP $$',
+  '    kill -WINCH %1',
+  '  fi',
+  '  fg %1 >/dev/null 2>&3 3>&-',
+  '  status=$?',
+  'done',
+  'exit $status',
+].join('\n');
+
+/** The shell that runs JOB_CONTROL_SCRIPT; POSIX job control is all it needs. */
+export const JOB_CONTROL_SHELL = '/bin/sh';
+
+/** The program the pty runs: the helper with the command as its job, or the command itself. */
+export function jobCommand(options: Pick<PtySpawnOptions, 'file' | 'args' | 'jobControl'>): [file: string, args: string[]] {
+  return options.jobControl ?? true
+    ? [JOB_CONTROL_SHELL, ['-c', JOB_CONTROL_SCRIPT, 'agentwrap-job', options.file, ...options.args]]
+    : [options.file, [...options.args]];
+}
+
+/** /proc/<pid>/stat, or undefined where /proc is missing (not Linux) or the process is gone. */
+export function readProcStat(pid: number): ProcStat | undefined {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    // No /proc (macOS) or the process already went away: absent, not "running".
+    return undefined;
+  }
+}
+
+/** Children of `pid` (Linux /proc/<pid>/task/<pid>/children); empty where unavailable. */
+export function readChildPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter((word) => word !== '')
+      .map(Number);
+  } catch {
+    // No /proc, or the process is gone: no children known.
+    return [];
+  }
+}
+
+export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: the target already exited; a signal to nobody is not an error here.
+  }
+}
+
+/**
+ * `onStopped` listeners for `pid`: SIGCHLD is subscribed while any listener is, and a stopped
+ * child (state T in /proc) fires them.
+ */
+export class StopWatch {
+  private readonly listeners = new Set<() => void>();
+  private readonly onSigchld = (): void => {
+    const stat = readProcStat(this.pid);
+    if (stat?.state === 'T') for (const listener of this.listeners) listener();
+  };
+
+  constructor(private readonly pid: number) {}
+
+  add(listener: () => void): () => void {
+    if (this.listeners.size === 0) process.on('SIGCHLD', this.onSigchld);
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) process.removeListener('SIGCHLD', this.onSigchld);
+    };
+  }
+
+  dispose(): void {
+    process.removeListener('SIGCHLD', this.onSigchld);
+    this.listeners.clear();
+  }
+}
