@@ -22,25 +22,13 @@ import {
   type PtyProcess,
 } from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
+import { GuardianUpdates } from './launch/guardian-updates.js';
+import { FORWARDED_SIGNALS, handleSignals } from './launch/signals.js';
+import { LaunchTaps } from './launch/taps.js';
 
-/**
- * After forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT, how long the agent may take to exit before
- * it is killed. Long enough for an agent to save its session, short enough that `kill` on
- * agentwrap still means "stop".
- */
-export const SIGNAL_GRACE_MS = 5_000;
-
-/**
- * Output held for taps that attach after the agent started (see heldOutput): the newest this
- * much, unless lossless. A second of a busy TUI; the session loop attaches within ~0.1 s.
- */
-export const HELD_OUTPUT_MAX_BYTES = 4 * 1024 * 1024;
-
-/** The most often the terminal guardian is told new mode resets (see the output handler). */
-export const GUARDIAN_UPDATE_MIN_MS = 100;
-
-/** Signals to agentwrap that go on to the agent. */
-const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
+export { GUARDIAN_UPDATE_MIN_MS } from './launch/guardian-updates.js';
+export { FORWARDED_SIGNALS, SIGNAL_GRACE_MS } from './launch/signals.js';
+export { HELD_OUTPUT_MAX_BYTES } from './launch/taps.js';
 
 export type LaunchExit = PtyExit;
 
@@ -102,19 +90,16 @@ export interface LaunchedSession {
   tapDroppedBytes(): number;
 }
 
-type Tap<T extends unknown[]> = Set<(...args: T) => void>;
-
 /**
  * Starts `file args` in a PTY wrapped around the user's terminal. Taps may attach later (the
  * session loop loads while the agent starts): what arrived before the first output or input
- * tap is held and handed to it when it attaches (see HELD_OUTPUT_MAX_BYTES).
+ * tap is held and handed to it when it attaches (launch/taps.ts, HELD_OUTPUT_MAX_BYTES).
  */
 export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const terminal = options.terminal ?? processTerminal();
   const userEnv = options.env ?? process.env;
   const pending: string[] = [];
   const warn = options.warn ?? ((message: string) => pending.push(message));
-  const warnedTaps = new Set<string>();
 
   let size = terminal.size();
   // Raw before the agent starts: the relay thread writes its first output straight to the
@@ -133,148 +118,35 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   });
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
-
-  const outputTaps: Tap<[Buffer, boolean, number | undefined]> = new Set();
-  // What arrived before the first tap attached (the session loop loads while the agent starts):
-  // handed to that tap when it does, each chunk with its arrival time. Bounded unless every
-  // byte matters (lossless: a recording), then by how fast the loop attaches.
-  const heldOutput: Array<{ chunk: Buffer; isFlooding: boolean; atMs: number }> = [];
-  const heldInput: Buffer[] = [];
-  let heldBytes = 0;
-  let isHeldCut = false;
-  const holdOutput = (chunk: Buffer, isFlooding: boolean, atMs: number): void => {
-    heldOutput.push({ chunk, isFlooding, atMs });
-    heldBytes += chunk.length;
-    while (!(options.lossless ?? false) && heldBytes > HELD_OUTPUT_MAX_BYTES && heldOutput.length > 1) {
-      heldBytes -= heldOutput.shift()?.chunk.length ?? 0;
-      isHeldCut = true;
-    }
-  };
-  const inputTaps: Tap<[Buffer]> = new Set();
-  const resizeTaps: Tap<[number, number]> = new Set();
-  const callTaps = <T extends unknown[]>(taps: Tap<T>, name: string, ...args: T): void => {
-    for (const tap of taps) {
-      try {
-        tap(...args);
-      } catch (error) {
-        if (!warnedTaps.has(name)) {
-          warnedTaps.add(name);
-          warn(`a ${name} tap failed (passthrough continues): ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    }
-  };
-
+  const taps = new LaunchTaps(options.lossless ?? false, warn);
   // The native relay tracks modes on its thread over every byte; here only without it.
   let tracker: ModeTracker | undefined;
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
-  const disposers: Array<() => void> = [];
-  // The terminal guardian (adapters/terminal-guardian.ts) learns the resets when they change:
-  // one integer comparison per chunk. Not on every change, though: a TUI using synchronized
-  // output (mode 2026) switches a mode on and off in every frame, and telling the guardian
-  // (a pipe write and a shell waking up) each time cost ~10% of agentwrap's CPU in a flood.
-  // So a new reset goes out at once when none went out in the last GUARDIAN_UPDATE_MIN_MS,
-  // else once that interval is over; the guardian's reset may lag the screen by that much.
-  let guardedRevision = modes.revision;
-  let guardedReset = modes.resetSequence();
-  let lastGuardianUpdateMs = Number.NEGATIVE_INFINITY;
-  let guardianTimer: NodeJS.Timeout | undefined;
-  const updateGuardian = (): void => {
-    guardianTimer = undefined;
-    const reset = modes.resetSequence();
-    if (reset === guardedReset) return;
-    guardedReset = reset;
-    lastGuardianUpdateMs = performance.now();
-    terminal.setCrashReset?.(reset);
-  };
-  disposers.push(() => {
-    if (guardianTimer !== undefined) clearTimeout(guardianTimer);
-  });
+  const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
+  const disposers: Array<() => void> = [() => guardian.dispose()];
 
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
       if (!isRelayed) terminal.write(chunk);
       tracker?.feed(chunk);
-      if (modes.revision !== guardedRevision) {
-        guardedRevision = modes.revision;
-        if (guardianTimer === undefined) {
-          const waitMs = lastGuardianUpdateMs + GUARDIAN_UPDATE_MIN_MS - performance.now();
-          if (waitMs <= 0) updateGuardian();
-          else {
-            guardianTimer = setTimeout(updateGuardian, waitMs);
-            guardianTimer.unref();
-          }
-        }
-      }
-      if (outputTaps.size === 0) holdOutput(chunk, isFlooding, atMs ?? performance.now());
-      else callTaps(outputTaps, 'output', chunk, isFlooding, atMs);
+      guardian.noteOutput();
+      taps.sendOutput(chunk, isFlooding, atMs);
     }),
-  );
-  const toInputTaps = (chunk: Buffer): void => {
-    if (inputTaps.size === 0) heldInput.push(chunk);
-    else callTaps(inputTaps, 'input', chunk);
-  };
-  disposers.push(
     isRelayed
-      ? pty.onInput(toInputTaps)
+      ? pty.onInput((chunk) => taps.sendInput(chunk))
       : terminal.onInput((chunk) => {
           pty.write(chunk);
-          toInputTaps(chunk);
+          taps.sendInput(chunk);
         }),
   );
   const applySize = (next: TerminalSize): void => {
     if (next.cols === size.cols && next.rows === size.rows) return;
     size = next;
     pty.resize(next.cols, next.rows);
-    callTaps(resizeTaps, 'resize', next.cols, next.rows);
+    taps.sendResize(next.cols, next.rows);
   };
   disposers.push(terminal.onResize(applySize));
-
-  // Ctrl-Z: in raw mode it is just byte 0x1a for the agent. When the agent then stops (its tty
-  // sent it SIGTSTP, or it stopped itself as vim does), the pair stops: agentwrap hands the
-  // terminal back and stops too; on `fg` it takes the terminal again, continues the agent's
-  // group and asks it to redraw.
-  let isResuming = false;
-  // The job-control helper (pty/job-control.ts) stops when the agent stopped, and once continued puts the
-  // agent back in the pty's foreground with a SIGWINCH so it redraws.
-  disposers.push(
-    pty.onStopped(() => {
-      isResuming = true;
-      terminal.suspendSelf();
-      applySize(terminal.size());
-      pty.signalGroup('SIGCONT');
-    }),
-  );
-
-  let graceTimer: NodeJS.Timeout | undefined;
-  if (options.forwardSignals ?? true) {
-    // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
-    const forward = (signal: NodeJS.Signals): void => {
-      pty.signalForeground(signal);
-      graceTimer ??= setTimeout(() => pty.signalForeground('SIGKILL'), SIGNAL_GRACE_MS);
-    };
-    for (const signal of FORWARDED_SIGNALS) {
-      process.on(signal, forward);
-      disposers.push(() => process.removeListener(signal, forward));
-    }
-    // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
-    // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
-    const onTstp = (): void => pty.signalForeground('SIGTSTP');
-    process.on('SIGTSTP', onTstp);
-    disposers.push(() => process.removeListener('SIGTSTP', onTstp));
-    // Continued after someone else stopped agentwrap (kill -STOP, then fg): the shell took the
-    // terminal back in between, so raw mode has to be set again.
-    const onCont = (): void => {
-      if (isResuming) {
-        isResuming = false;
-        return;
-      }
-      terminal.restore();
-      terminal.enterRaw();
-    };
-    process.on('SIGCONT', onCont);
-    disposers.push(() => process.removeListener('SIGCONT', onCont));
-  }
+  const signals = handleSignals(pty, terminal, applySize, options.forwardSignals ?? true);
 
   // A crash inside agentwrap ends the process without reaching `finish`: still reset the
   // modes the agent left on and let the agent go (the terminal restore is terminal.ts's hook).
@@ -290,9 +162,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 
   const exited = pty.exited.then((exit) => {
     isFinished = true;
-    if (graceTimer !== undefined) clearTimeout(graceTimer);
     process.removeListener('exit', onProcessExit);
     for (const dispose of disposers.splice(0)) dispose();
+    signals.dispose();
     terminal.write(modes.resetSequence());
     terminal.restore();
     terminal.dispose();
@@ -305,24 +177,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     pid: pty.pid,
     agentPid: () => pty.commandPid(),
     size: () => size,
-    onOutput(listener) {
-      outputTaps.add(listener);
-      // A CAN where the oldest held bytes were dropped: the mirror resynchronises after it.
-      if (isHeldCut) callTaps(outputTaps, 'output', Buffer.from([0x18]), false, heldOutput[0]?.atMs);
-      isHeldCut = false;
-      for (const held of heldOutput.splice(0)) callTaps(outputTaps, 'output', held.chunk, held.isFlooding, held.atMs);
-      heldBytes = 0;
-      return () => outputTaps.delete(listener);
-    },
-    onInput(listener) {
-      inputTaps.add(listener);
-      for (const chunk of heldInput.splice(0)) callTaps(inputTaps, 'input', chunk);
-      return () => inputTaps.delete(listener);
-    },
-    onResize(listener) {
-      resizeTaps.add(listener);
-      return () => resizeTaps.delete(listener);
-    },
+    onOutput: (listener) => taps.onOutput(listener),
+    onInput: (listener) => taps.onInput(listener),
+    onResize: (listener) => taps.onResize(listener),
     exited,
     kill(signal = 'SIGHUP') {
       pty.signalForeground(signal);

@@ -1,0 +1,78 @@
+/**
+ * Signals around a wrapped agent: Ctrl-Z (the agent stops, so agentwrap hands the terminal back
+ * and stops too), signals sent to agentwrap (forwarded to the agent as if typed), and SIGCONT
+ * after someone else stopped agentwrap (raw mode set again).
+ */
+import type { PtyProcess } from '../../adapters/pty/index.js';
+import type { OuterTerminal, TerminalSize } from '../../adapters/terminal.js';
+
+/**
+ * After forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT, how long the agent may take to exit before
+ * it is killed. Long enough for an agent to save its session, short enough that `kill` on
+ * agentwrap still means "stop".
+ */
+export const SIGNAL_GRACE_MS = 5_000;
+
+/** Signals to agentwrap that go on to the agent. */
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
+
+export interface SignalHandling {
+  /** Removes every handler and the grace timer. */
+  dispose(): void;
+}
+
+export function handleSignals(
+  pty: Pick<PtyProcess, 'onStopped' | 'signalGroup' | 'signalForeground'>,
+  terminal: Pick<OuterTerminal, 'suspendSelf' | 'size' | 'restore' | 'enterRaw'>,
+  applySize: (size: TerminalSize) => void,
+  isForwarding: boolean,
+): SignalHandling {
+  const disposers: Array<() => void> = [];
+  // Ctrl-Z: in raw mode it is just byte 0x1a for the agent. When the agent then stops (its tty
+  // sent it SIGTSTP, or it stopped itself as vim does), the pair stops: agentwrap hands the
+  // terminal back and stops too; on `fg` it takes the terminal again, continues the agent's
+  // group and asks it to redraw.
+  let isResuming = false;
+  // The job-control helper (pty/job-control.ts) stops when the agent stopped, and once
+  // continued puts the agent back in the pty's foreground with a SIGWINCH so it redraws.
+  disposers.push(
+    pty.onStopped(() => {
+      isResuming = true;
+      terminal.suspendSelf();
+      applySize(terminal.size());
+      pty.signalGroup('SIGCONT');
+    }),
+  );
+  let graceTimer: NodeJS.Timeout | undefined;
+  const on = (signal: NodeJS.Signals, handler: (signal: NodeJS.Signals) => void): void => {
+    process.on(signal, handler);
+    disposers.push(() => process.removeListener(signal, handler));
+  };
+  if (isForwarding) {
+    // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
+    const forward = (signal: NodeJS.Signals): void => {
+      pty.signalForeground(signal);
+      graceTimer ??= setTimeout(() => pty.signalForeground('SIGKILL'), SIGNAL_GRACE_MS);
+    };
+    for (const signal of FORWARDED_SIGNALS) on(signal, forward);
+    // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
+    // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
+    on('SIGTSTP', () => pty.signalForeground('SIGTSTP'));
+    // Continued after someone else stopped agentwrap (kill -STOP, then fg): the shell took the
+    // terminal back in between, so raw mode has to be set again.
+    on('SIGCONT', () => {
+      if (isResuming) {
+        isResuming = false;
+        return;
+      }
+      terminal.restore();
+      terminal.enterRaw();
+    });
+  }
+  return {
+    dispose() {
+      if (graceTimer !== undefined) clearTimeout(graceTimer);
+      for (const dispose of disposers.splice(0)) dispose();
+    },
+  };
+}
