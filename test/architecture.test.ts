@@ -54,7 +54,6 @@ const KNOWN_OVERSIZE: readonly string[] = [
   'app/recorder.ts createRecorder:',
   'app/session-store.ts:',
   'app/session-store.ts openSessionStore:',
-  'core/arbitrate.ts function (signature above):',
   'core/pack-schema.ts:',
   'core/pack-schema.ts parsePack:',
   'demo/agent.ts:',

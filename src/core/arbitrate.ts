@@ -218,29 +218,7 @@ export function arbitrate(
       notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
     }
   }
-  const finish = (
-    step: ArbitrationStep,
-    raw: RawState,
-    confidence: Confidence,
-    winner: EvidenceKind,
-    ruleId: string | undefined,
-    claim?: ClaimView,
-  ): Decision => {
-    const outranked = liveClaims.filter((live) => live !== claim);
-    if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
-    if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
-    return {
-      raw,
-      confidence,
-      winner,
-      step,
-      ruleId,
-      notes,
-      isFinal: step === 'process-exit',
-      isCpuBusy,
-      ...(claim === undefined ? {} : { reportSource: claim.source }),
-    };
-  };
+  const finish = finisher(notes, liveClaims, isCpuBusy);
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -328,6 +306,55 @@ export function arbitrate(
     return finish('shell-mark', mark.kind === 'C' ? 'working' : 'idle', 'strong', 'shell-mark', undefined);
   }
 
+  return arbitrateWeak({ snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish });
+}
+
+type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, winner: EvidenceKind, ruleId: string | undefined, claim?: ClaimView) => Decision;
+
+/**
+ * The one way arbitrate() returns: the decision with its step, and the notes of every live
+ * reporter claim it outranked (or the claim it followed).
+ */
+function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined): Finish {
+  return (step, raw, confidence, winner, ruleId, claim) => {
+    const outranked = liveClaims.filter((live) => live !== claim);
+    if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
+    if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
+    return {
+      raw,
+      confidence,
+      winner,
+      step,
+      ruleId,
+      notes,
+      isFinal: step === 'process-exit',
+      isCpuBusy,
+      ...(claim === undefined ? {} : { reportSource: claim.source }),
+    };
+  };
+}
+
+/** What the weak steps read, as arbitrate() computed it. */
+interface WeakStepInput {
+  readonly snapshot: EvidenceSnapshot;
+  readonly verdict: PackVerdict | undefined;
+  readonly nowMs: number;
+  readonly notes: Note[];
+  readonly proc: EvidenceSnapshot['process'];
+  readonly isCpuBusy: boolean | undefined;
+  readonly title: EvidenceSnapshot['title'];
+  readonly progress: EvidenceSnapshot['progress'];
+  readonly isProgressWorking: boolean;
+  readonly finish: Finish;
+}
+
+/**
+ * Steps 10–14 of ARBITRATION_ORDER, reached when no strong evidence decided: progress, a
+ * corroborated weak blocker, physics, weak idle, nothing. Split from arbitrate() for length
+ * only; the order is still the one list above.
+ */
+function arbitrateWeak(input: WeakStepInput): Decision {
+  const { snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish } = input;
   // 10. OSC 9;4 in progress
   if (progress !== undefined) {
     if (isProgressWorking) {
