@@ -52,8 +52,6 @@ const sources: SourceFile[] = files.map((path) => ({ path, text: readFileSync(pa
  */
 const KNOWN_OVERSIZE: readonly string[] = [
   'app/recorder.ts createRecorder:',
-  'app/session-store.ts:',
-  'app/session-store.ts openSessionStore:',
   'core/pack-schema.ts:',
   'core/pack-schema.ts parsePack:',
   'demo/agent.ts:',

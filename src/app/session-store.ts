@@ -1,28 +1,15 @@
 /**
- * Publishing one session's record (and agentwrap's provider heartbeat), and reading every
- * writer's records, per the Agent Status Providers convention (shared/seeds/000) and the
- * privacy rules of shared/seeds/001.
+ * Publishing one session's record (and agentwrap's provider heartbeat), per the Agent Status
+ * Providers convention (shared/seeds/000) and the privacy rules of shared/seeds/001. Reading
+ * every writer's records is session-reading.ts (re-exported here).
  *
  * The soft-fail law: a publishing failure never reaches the session. It becomes one warning
  * (through `onWarning`), the store keeps the latest record and retries on its own timer; the
  * next success ends the episode, and a later failure warns again.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
-import { dirname, join } from 'node:path';
-import {
-  createHeartbeat,
-  DEFAULT_RECORD_TTL_MS,
-  isHeartbeatLive,
-  isLive,
-  isRecordLive,
-  parseHeartbeat,
-  parsePublishedRecord,
-  parseRecord,
-  refreshIntervalMs,
-  type ProviderHeartbeat,
-  type PublishedRecord,
-  type SessionRecord,
-} from '../core/session-record.js';
+import { unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHeartbeat, DEFAULT_RECORD_TTL_MS, parseHeartbeat, parseRecord, refreshIntervalMs, type SessionRecord } from '../core/session-record.js';
 import type { Clock } from '../adapters/clock.js';
 import { writeEphemeralFileSync } from '../adapters/fs-atomic.js';
 import {
@@ -34,12 +21,12 @@ import {
   StateDirError,
   type StateLayout,
 } from '../adapters/state-dir.js';
+import { errnoCode, readJsonFile, SkipFile } from './session-reading.js';
+
+export * from './session-reading.js';
 
 /** Pause between attempts while publishing fails (unwritable, refused, disk full). */
 export const PUBLISH_RETRY_MS = 5_000;
-
-/** A record or heartbeat file larger than this is not one (and is not read into memory). */
-export const RECORD_MAX_BYTES = 64 * 1024;
 
 export const HEARTBEAT_FILE = 'agentwrap.json';
 
@@ -95,10 +82,6 @@ export interface SessionStore {
   removeSync(): void;
 }
 
-function errnoCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-}
-
 function describeFailure(error: unknown): string {
   const code = errnoCode(error);
   const detail = error instanceof Error ? error.message : String(error);
@@ -116,34 +99,17 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
   const heartbeatTtlMs = options.heartbeatTtlMs ?? DEFAULT_RECORD_TTL_MS;
   const retryMs = options.retryMs ?? PUBLISH_RETRY_MS;
   const { clock } = options;
+  const owned: OwnFiles = { root: options.root, layout, recordPath, heartbeatPath, uid, writerPid };
 
   let latest: SessionRecord | undefined;
   let lastSuccessMs: number | undefined;
   let lastHeartbeatMs: number | undefined;
   let lastAttemptMs: number | undefined;
-  let healthy = true;
-  let warned = false;
   let closed = false;
   let chain: Promise<boolean> = Promise.resolve(true);
   let timer: NodeJS.Timeout | undefined;
 
-  function fail(error: unknown): void {
-    healthy = false;
-    if (warned) return;
-    warned = true;
-    // A StateDirError already names the path; other errors (disk full, EACCES) get the root.
-    const what = error instanceof StateDirError ? error.message : `${options.root}: ${describeFailure(error)}`;
-    options.onWarning(`not publishing session state: ${what}. The agent keeps running; agentwrap retries every ${Math.round(retryMs / 1000)} s.`);
-  }
-
-  function succeed(): void {
-    healthy = true;
-    if (warned) {
-      warned = false;
-      options.onRecovered?.();
-    }
-  }
-
+  const health = new PublishHealth(options.root, retryMs, options.onWarning, options.onRecovered);
   function writeHeartbeatIfDue(nowMs: number): void {
     if (lastHeartbeatMs !== undefined && nowMs - lastHeartbeatMs < refreshIntervalMs(heartbeatTtlMs)) return;
     checkRecordPath(heartbeatPath);
@@ -169,10 +135,10 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
       writeEphemeralFileSync(recordPath, `${JSON.stringify({ ...record, updated_at: clock.wallMs() })}\n`);
       lastSuccessMs = nowMs;
       writeHeartbeatIfDue(nowMs);
-      succeed();
+      health.succeed();
       return true;
     } catch (error) {
-      fail(error);
+      health.fail(error);
       return false;
     }
   }
@@ -185,47 +151,9 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
   function refreshDueMs(): number {
     if (latest === undefined || closed) return Number.POSITIVE_INFINITY;
     const nowMs = clock.nowMs();
-    if (!healthy) return Math.max(0, (lastAttemptMs ?? nowMs) + retryMs - nowMs);
+    if (!health.isHealthy) return Math.max(0, (lastAttemptMs ?? nowMs) + retryMs - nowMs);
     if (lastSuccessMs === undefined) return 0;
     return Math.max(0, lastSuccessMs + refreshIntervalMs(latest.ttl_ms) - nowMs);
-  }
-
-  /**
-   * Whether the root and the directory holding `path` are still ours: a root swapped for a
-   * symlink (or handed to someone else) while we ran is not deleted from either — what we
-   * left there expires by TTL.
-   */
-  function isDirStillOurs(dir: string): boolean {
-    return checkStateRootForReading(options.root, uid) === undefined && checkStateRootForReading(dir, uid) === undefined;
-  }
-
-  function unlinkOwnRecord(): void {
-    if (!isDirStillOurs(layout.sessionsDir)) return;
-    try {
-      // Only our own file: a same-key record written by another agentwrap process is left alone.
-      const current = readJsonFile(recordPath, uid);
-      const parsed = current === undefined ? undefined : parseRecord(current);
-      if (parsed !== undefined && parsed.wrapper_pid !== writerPid) return;
-      unlinkSync(recordPath);
-    } catch (error) {
-      // A file there that is not a record of ours (a symlink, another owner's) is not ours to delete.
-      if (error instanceof SkipFile) return;
-      if (errnoCode(error) !== 'ENOENT') fail(error);
-    }
-  }
-
-  function unlinkOwnHeartbeat(): void {
-    if (!isDirStillOurs(layout.providersDir)) return;
-    try {
-      // The heartbeat is shared by every agentwrap process; delete it only while it names us,
-      // otherwise another live wrapper keeps it fresh and it expires by TTL.
-      const current = readJsonFile(heartbeatPath, uid);
-      const heartbeat = current === undefined ? undefined : parseHeartbeat(current);
-      if (heartbeat !== undefined && heartbeat.pid === writerPid) unlinkSync(heartbeatPath);
-    } catch (error) {
-      if (error instanceof SkipFile) return; // Not a heartbeat we wrote: leave it.
-      if (errnoCode(error) !== 'ENOENT') fail(error);
-    }
   }
 
   function stop(): void {
@@ -268,248 +196,99 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
       schedule();
     },
     refreshDueMs,
-    isHealthy: () => healthy,
+    isHealthy: () => health.isHealthy,
     async remove() {
       stop();
       await chain;
-      unlinkOwnRecord();
-      unlinkOwnHeartbeat();
+      removeOwnFiles(owned, (error) => health.fail(error));
     },
     removeSync() {
       stop();
-      unlinkOwnRecord();
-      unlinkOwnHeartbeat();
+      removeOwnFiles(owned, (error) => health.fail(error));
     },
   };
 
   return store;
 }
 
-// ── reading ────────────────────────────────────────────────────────────────────────────────
-
-/** A live record from `sessions/`, with the file it came from. */
-export type ListedSession = PublishedRecord & { readonly key: string; readonly path: string };
-
-export interface SkippedFile {
-  readonly path: string;
-  readonly reason: 'corrupt' | 'expired' | 'dead' | 'foreign-owner' | 'not-a-file' | 'too-large' | 'unreadable';
+interface OwnFiles {
+  readonly root: string;
+  readonly layout: StateLayout;
+  readonly recordPath: string;
+  readonly heartbeatPath: string;
+  readonly uid: number | undefined;
+  readonly writerPid: number;
 }
 
-export interface SessionsReport {
-  readonly sessions: readonly ListedSession[];
-  readonly skipped: readonly SkippedFile[];
-  /** Set when the root itself is unsafe (then nothing is read). */
-  readonly warning: string | undefined;
+/** Deletes this session's record and, while it names us, the heartbeat; `fail` hears real errors. */
+function removeOwnFiles(own: OwnFiles, fail: (error: unknown) => void): void {
+  unlinkOwnRecord(own, fail);
+  unlinkOwnHeartbeat(own, fail);
 }
-
-class SkipFile extends Error {
-  constructor(readonly reason: SkippedFile['reason']) {
-    super(reason);
-  }
-}
-
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * Reads a small JSON file without following a symlink or blocking on a FIFO; undefined when
- * absent; throws SkipFile for anything that is not a plain, small file of ours holding JSON.
+ * Whether the root and `dir` are still ours: a root swapped for a symlink (or handed to someone
+ * else) while we ran is not deleted from either — what we left there expires by TTL.
  */
-function readJsonFile(path: string, uid: number | undefined): unknown {
-  let fd: number;
+function isDirStillOurs(own: OwnFiles, dir: string): boolean {
+  return checkStateRootForReading(own.root, own.uid) === undefined && checkStateRootForReading(dir, own.uid) === undefined;
+}
+
+function unlinkOwnRecord(own: OwnFiles, fail: (error: unknown) => void): void {
+  if (!isDirStillOurs(own, own.layout.sessionsDir)) return;
   try {
-    fd = openSync(path, READ_FLAGS);
+    // Only our own file: a same-key record written by another agentwrap process is left alone.
+    const current = readJsonFile(own.recordPath, own.uid);
+    const parsed = current === undefined ? undefined : parseRecord(current);
+    if (parsed !== undefined && parsed.wrapper_pid !== own.writerPid) return;
+    unlinkSync(own.recordPath);
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new SkipFile('not-a-file');
-    throw new SkipFile('unreadable');
+    // A file there that is not a record of ours (a symlink, another owner's) is not ours to delete.
+    if (error instanceof SkipFile) return;
+    if (errnoCode(error) !== 'ENOENT') fail(error);
   }
+}
+
+function unlinkOwnHeartbeat(own: OwnFiles, fail: (error: unknown) => void): void {
+  if (!isDirStillOurs(own, own.layout.providersDir)) return;
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new SkipFile('not-a-file');
-    if (uid !== undefined && stats.uid !== uid) throw new SkipFile('foreign-owner');
-    if (stats.size > RECORD_MAX_BYTES) throw new SkipFile('too-large');
-    const buffer = Buffer.alloc(stats.size);
-    let offset = 0;
-    while (offset < buffer.length) {
-      const read = readSync(fd, buffer, offset, buffer.length - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    try {
-      return JSON.parse(buffer.subarray(0, offset).toString('utf8')) as unknown;
-    } catch {
-      throw new SkipFile('corrupt');
-    }
-  } finally {
-    closeSync(fd);
+    // The heartbeat is shared by every agentwrap process; delete it only while it names us,
+    // otherwise another live wrapper keeps it fresh and it expires by TTL.
+    const current = readJsonFile(own.heartbeatPath, own.uid);
+    const heartbeat = current === undefined ? undefined : parseHeartbeat(current);
+    if (heartbeat !== undefined && heartbeat.pid === own.writerPid) unlinkSync(own.heartbeatPath);
+  } catch (error) {
+    if (error instanceof SkipFile) return; // Not a heartbeat we wrote: leave it.
+    if (errnoCode(error) !== 'ENOENT') fail(error);
   }
 }
 
-function listJsonFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
-  } catch {
-    // Missing or unreadable directory = no records (convention §5.3).
-    return [];
-  }
-}
+/** Whether publishing works, warning once per failure episode and saying when it recovered. */
+class PublishHealth {
+  isHealthy = true;
+  private isWarned = false;
 
-/**
- * Every live session record from every writer: corrupt, expired, schema-2, foreign-owned and
- * dead-pid files are skipped (and listed in `skipped`); nothing throws.
- */
-export function readSessionsReport(
-  root: string,
-  nowWallMs: number,
-  isPidAlive: (pid: number) => boolean,
-  uid: number | undefined = currentUid(),
-): SessionsReport {
-  const refusal = checkStateRootForReading(root, uid);
-  if (refusal !== undefined) return { sessions: [], skipped: [], warning: refusal.message };
-  const dir = stateLayout(root).sessionsDir;
-  const refusedDir = checkStateRootForReading(dir, uid);
-  if (refusedDir !== undefined) return { sessions: [], skipped: [], warning: refusedDir.message };
-  const sessions: ListedSession[] = [];
-  const skipped: SkippedFile[] = [];
-  for (const name of listJsonFiles(dir).sort()) {
-    const path = join(dir, name);
-    try {
-      const json = readJsonFile(path, uid);
-      if (json === undefined) continue; // Removed between listing and reading: a session that just ended.
-      const published = parsePublishedRecord(json);
-      if (published === undefined) throw new SkipFile('corrupt');
-      if (!isRecordLive(published, nowWallMs, () => true)) throw new SkipFile('expired');
-      if (!isRecordLive(published, nowWallMs, isPidAlive)) throw new SkipFile('dead');
-      sessions.push({ ...published, key: name.slice(0, -'.json'.length), path });
-    } catch (error) {
-      skipped.push({ path, reason: error instanceof SkipFile ? error.reason : 'unreadable' });
+  constructor(
+    private readonly root: string,
+    private readonly retryMs: number,
+    private readonly onWarning: (message: string) => void,
+    private readonly onRecovered: (() => void) | undefined,
+  ) {}
+
+  fail(error: unknown): void {
+    this.isHealthy = false;
+    if (this.isWarned) return;
+    this.isWarned = true;
+    // A StateDirError already names the path; other errors (disk full, EACCES) get the root.
+    const what = error instanceof StateDirError ? error.message : `${this.root}: ${describeFailure(error)}`;
+    this.onWarning(`not publishing session state: ${what}. The agent keeps running; agentwrap retries every ${Math.round(this.retryMs / 1000)} s.`);
+  }
+
+  succeed(): void {
+    this.isHealthy = true;
+    if (this.isWarned) {
+      this.isWarned = false;
+      this.onRecovered?.();
     }
   }
-  return { sessions, skipped, warning: undefined };
-}
-
-export function readSessions(root: string, nowWallMs: number, isPidAlive: (pid: number) => boolean): ListedSession[] {
-  return [...readSessionsReport(root, nowWallMs, isPidAlive).sessions];
-}
-
-/** Live provider heartbeats (`providers/*.json`), for `status` to say which tools are around. */
-export function readHeartbeats(root: string, nowWallMs: number, uid: number | undefined = currentUid()): ProviderHeartbeat[] {
-  if (checkStateRootForReading(root, uid) !== undefined) return [];
-  const dir = stateLayout(root).providersDir;
-  const heartbeats: ProviderHeartbeat[] = [];
-  for (const name of listJsonFiles(dir).sort()) {
-    try {
-      const heartbeat = parseHeartbeat(readJsonFile(join(dir, name), uid));
-      if (heartbeat !== undefined && isHeartbeatLive(heartbeat, nowWallMs)) heartbeats.push(heartbeat);
-    } catch (error) {
-      // A bad heartbeat is absent (convention §5.2); SkipFile carries nothing more to say.
-      if (!(error instanceof SkipFile)) throw error;
-    }
-  }
-  return heartbeats;
-}
-
-/**
- * Deletes agentwrap's own leftovers from crashed wrappers: records written by agentwrap whose
- * lease has expired AND whose wrapper is dead, and their stale socket file when it sits in
- * `<root>/sockets/`. Other writers' files are never touched (convention §4.4: they expire by
- * TTL). Returns the keys removed. Never throws.
- */
-export function sweepStaleRecords(
-  root: string,
-  nowWallMs: number,
-  isPidAlive: (pid: number) => boolean,
-  uid: number | undefined = currentUid(),
-): string[] {
-  if (checkStateRootForReading(root, uid) !== undefined) return [];
-  const layout = stateLayout(root);
-  const removed: string[] = [];
-  for (const name of listJsonFiles(layout.sessionsDir)) {
-    const path = join(layout.sessionsDir, name);
-    try {
-      const record = parseRecord(readJsonFile(path, uid));
-      if (record === undefined || isLive(record, nowWallMs) || isPidAlive(record.wrapper_pid)) continue;
-      unlinkSync(path);
-      removed.push(name.slice(0, -'.json'.length));
-      if (dirname(record.control) === layout.socketsDir && lstatSync(record.control).isSocket()) unlinkSync(record.control);
-    } catch (error) {
-      // Best effort: a file that vanished, is not ours, or cannot be removed is left for next time.
-      if (!(error instanceof SkipFile) && errnoCode(error) === undefined) throw error;
-    }
-  }
-  return removed;
-}
-
-// ── finding a session by what a person types ──────────────────────────────────────────────
-
-export type SessionMatch =
-  | { readonly ok: true; readonly session: ListedSession & { readonly kind: 'agentwrap' } }
-  | { readonly ok: false; readonly reason: 'none' | 'ambiguous'; readonly candidates: readonly string[] };
-
-/**
- * agentwrap's session for `query`: an exact key, a pid (the agent's or the wrapper's), an exact
- * session id, else a unique key prefix. Other writers' records have no control socket and are
- * not candidates.
- */
-export function resolveSession(sessions: readonly ListedSession[], query: string): SessionMatch {
-  const own = sessions.filter((s): s is ListedSession & { kind: 'agentwrap' } => s.kind === 'agentwrap');
-  const pick = (found: (ListedSession & { kind: 'agentwrap' })[]): SessionMatch | undefined => {
-    const [first] = found;
-    if (found.length === 1 && first !== undefined) return { ok: true, session: first };
-    if (found.length > 1) return { ok: false, reason: 'ambiguous', candidates: found.map((s) => s.key) };
-    return undefined;
-  };
-  const asPid = /^\d+$/.test(query) ? Number(query) : undefined;
-  return (
-    pick(own.filter((s) => s.key === query)) ??
-    pick(own.filter((s) => asPid !== undefined && (s.record.pid === asPid || s.record.wrapper_pid === asPid))) ??
-    pick(own.filter((s) => s.record.session_id === query)) ??
-    pick(own.filter((s) => query !== '' && s.key.startsWith(query))) ?? {
-      ok: false,
-      reason: 'none',
-      candidates: own.map((s) => s.key),
-    }
-  );
-}
-
-// ── watching ───────────────────────────────────────────────────────────────────────────────
-
-export interface SessionsWatch {
-  close(): void;
-}
-
-/**
- * Calls `onFileEvent` when something in `sessions/` changes (inotify) and `onPoll` every
- * `pollMs` whatever happens: the poll covers a directory that does not exist yet, one that went
- * away, and systems without inotify, and re-arms the watch once the directory is there.
- */
-export function watchSessions(root: string, onFileEvent: () => void, onPoll: () => void, pollMs: number): SessionsWatch {
-  let watcher: FSWatcher | undefined;
-  const startWatcher = (): void => {
-    if (watcher !== undefined) return;
-    try {
-      watcher = watch(stateLayout(root).sessionsDir, onFileEvent);
-      watcher.on('error', () => {
-        // The directory went away (or inotify ran out): polling covers it until it is back.
-        watcher?.close();
-        watcher = undefined;
-      });
-    } catch {
-      // No sessions directory yet (or no inotify): the poll covers it and retries.
-      watcher = undefined;
-    }
-  };
-  const poll = setInterval(() => {
-    startWatcher();
-    onPoll();
-  }, pollMs);
-  startWatcher();
-  return {
-    close() {
-      clearInterval(poll);
-      watcher?.close();
-      watcher = undefined;
-    },
-  };
 }

@@ -287,7 +287,7 @@ const CAN_SWITCH_USERS = uid === 0 && existsSync('/usr/sbin/useradd') && existsS
 
 /** The server runs from the built JS as another user; rebuild when the sources are newer. */
 function ensureBuilt(): void {
-  const pairs = ['app/control-socket', 'adapters/state-dir', 'core/record'].map((m) => [join(ROOT, 'src', `${m}.ts`), join(ROOT, 'dist', 'src', `${m}.js`)] as const);
+  const pairs = ['app/control-socket', 'adapters/state-dir', 'core/session-record'].map((m) => [join(ROOT, 'src', `${m}.ts`), join(ROOT, 'dist', 'src', `${m}.js`)] as const);
   if (pairs.every(([src, out]) => existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs)) return;
   // Another engineer's file may not typecheck yet; emitting anyway still builds ours.
   spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmitOnError', 'false'], { cwd: ROOT, stdio: 'ignore' });
