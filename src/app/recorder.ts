@@ -67,7 +67,6 @@ export async function createRecorder(path: string, options: RecorderOptions): Pr
     throw new RecorderError(`cannot record to ${path}: ${messageOf(error)}`, { cause: error });
   }
 
-  const { fd, isRegularFile } = opened;
   const encoder = createCastEncoder();
   const seconds = (): number => (options.clock.nowMs() - startMs) / 1000;
   const headerLine = encoder.header({
@@ -79,130 +78,158 @@ export async function createRecorder(path: string, options: RecorderOptions): Pr
     env: options.env,
   });
   // The header goes out on the first write, like any event: creating a recorder never blocks.
-  let queued: string[] = [headerLine];
-  let queuedBytes = headerLine.length;
-  let position = 0;
-  let inFlight: { bytes: Buffer; position: number } | undefined;
-  let isFlushScheduled = false;
-  let isFailed = false;
-  let isClosing = false;
-  let isClosed = false;
-  let whenDrained: (() => void) | undefined;
-
-  const fail = (reason: string): void => {
-    if (isFailed) return;
-    isFailed = true;
-    queued = [];
-    queuedBytes = 0;
-    options.onWarning(`agentwrap: recording to ${path} stopped: ${reason}; the session continues`);
-    if (inFlight === undefined) releaseDescriptor();
-    whenDrained?.();
-  };
-
-  const releaseDescriptor = (): void => {
-    if (isClosed) return;
-    isClosed = true;
-    close(fd, (error) => {
-      // After a failure the warning has been given; a second message about close adds nothing.
-      if (error !== null && !isFailed) options.onWarning(`agentwrap: closing recording ${path} failed: ${error.message}`);
-    });
-  };
-
-  const writeNext = (): void => {
-    isFlushScheduled = false;
-    if (isFailed || isClosed || inFlight !== undefined) return;
-    if (queued.length === 0) {
-      if (isClosing) {
-        releaseDescriptor();
-        whenDrained?.();
-      }
-      return;
-    }
-    const bytes = Buffer.from(queued.join(''), 'utf8');
-    queued = [];
-    queuedBytes = 0;
-    inFlight = { bytes, position };
-    position += bytes.length;
-    writeFully(fd, bytes, isRegularFile ? inFlight.position : null, (error) => {
-      inFlight = undefined;
-      if (error !== undefined) {
-        fail(error.message);
-        return;
-      }
-      if (isFailed) {
-        releaseDescriptor();
-        return;
-      }
-      writeNext();
-    });
-  };
-
-  const enqueue = (line: string): void => {
-    if (line === '' || isFailed || isClosing) return;
-    queued.push(line);
-    queuedBytes += line.length;
-    if (queuedBytes > MAX_QUEUED_BYTES) {
-      fail(`the disk is not keeping up (${Math.round(queuedBytes / 1024 / 1024)} MiB queued)`);
-      return;
-    }
-    if (!isFlushScheduled && inFlight === undefined) {
-      isFlushScheduled = true;
-      // One turn of the event loop batches a burst of PTY chunks into one write.
-      setImmediate(writeNext);
-    }
-  };
-
-  isFlushScheduled = true;
-  setImmediate(writeNext);
+  const writer = new RecordingWriter(opened, path, headerLine, options.onWarning);
+  const finish = (): string => encoder.finish(seconds());
 
   return {
     path,
-    output: (chunk) => enqueue(encoder.output(seconds(), chunk)),
+    output: (chunk) => writer.enqueue(encoder.output(seconds(), chunk)),
     input: (chunk) => {
-      if (options.recordInput) enqueue(encoder.input(seconds(), chunk));
+      if (options.recordInput) writer.enqueue(encoder.input(seconds(), chunk));
     },
-    resize: (cols, rows) => enqueue(encoder.resize(seconds(), cols, rows)),
-    marker: (label) => enqueue(encoder.marker(seconds(), label)),
-    close: () => {
-      if (isFailed || isClosed) return Promise.resolve();
-      if (!isClosing) {
-        enqueue(encoder.finish(seconds()));
-        isClosing = true;
-      }
-      return new Promise<void>((resolve) => {
-        const previous = whenDrained;
-        whenDrained = () => {
-          previous?.();
-          resolve();
-        };
-        if (!isFlushScheduled && inFlight === undefined) writeNext();
-      });
-    },
-    closeSync: () => {
-      if (isFailed || isClosed) return;
-      if (!isClosing) {
-        enqueue(encoder.finish(seconds()));
-        isClosing = true;
-      }
-      try {
-        // Rewriting the in-flight bytes at their own position is harmless and covers a write
-        // the exiting process may never see complete. Without positions (a FIFO) it would
-        // duplicate them, so there the in-flight write is trusted to land.
-        if (inFlight !== undefined && isRegularFile) writeAllSync(fd, inFlight.bytes, inFlight.position);
-        const rest = Buffer.from(queued.join(''), 'utf8');
-        queued = [];
-        queuedBytes = 0;
-        writeAllSync(fd, rest, isRegularFile ? position : null);
-        position += rest.length;
-        if (inFlight === undefined) {
-          isClosed = true;
-          closeSync(fd);
-        }
-      } catch (error) {
-        fail(messageOf(error));
-      }
-    },
+    resize: (cols, rows) => writer.enqueue(encoder.resize(seconds(), cols, rows)),
+    marker: (label) => writer.enqueue(encoder.marker(seconds(), label)),
+    close: () => writer.close(finish),
+    closeSync: () => writer.closeSync(finish),
   };
+}
+
+/**
+ * The recording's write queue: lines wait in memory, one asynchronous positional write at a
+ * time carries everything queued (one per event-loop turn in a burst), and a failure or a
+ * disk that falls MAX_QUEUED_BYTES behind stops recording with one warning.
+ */
+class RecordingWriter {
+  private queued: string[];
+  private queuedBytes: number;
+  private position = 0;
+  private inFlight: { bytes: Buffer; position: number } | undefined;
+  private isFlushScheduled = true;
+  private isFailed = false;
+  private isClosing = false;
+  private isClosed = false;
+  private whenDrained: (() => void) | undefined;
+  private readonly fd: number;
+  private readonly isRegularFile: boolean;
+
+  constructor(
+    opened: OpenedRecording,
+    private readonly path: string,
+    headerLine: string,
+    private readonly onWarning: (message: string) => void,
+  ) {
+    this.fd = opened.fd;
+    this.isRegularFile = opened.isRegularFile;
+    this.queued = [headerLine];
+    this.queuedBytes = headerLine.length;
+    setImmediate(() => this.writeNext());
+  }
+
+  enqueue(line: string): void {
+    if (line === '' || this.isFailed || this.isClosing) return;
+    this.queued.push(line);
+    this.queuedBytes += line.length;
+    if (this.queuedBytes > MAX_QUEUED_BYTES) {
+      this.fail(`the disk is not keeping up (${Math.round(this.queuedBytes / 1024 / 1024)} MiB queued)`);
+      return;
+    }
+    if (!this.isFlushScheduled && this.inFlight === undefined) {
+      this.isFlushScheduled = true;
+      // One turn of the event loop batches a burst of PTY chunks into one write.
+      setImmediate(() => this.writeNext());
+    }
+  }
+
+  /** Queues the last line (`finish()`), then resolves once everything is written and the file closed. */
+  close(finish: () => string): Promise<void> {
+    if (this.isFailed || this.isClosed) return Promise.resolve();
+    this.startClosing(finish);
+    return new Promise<void>((resolve) => {
+      const previous = this.whenDrained;
+      this.whenDrained = () => {
+        previous?.();
+        resolve();
+      };
+      if (!this.isFlushScheduled && this.inFlight === undefined) this.writeNext();
+    });
+  }
+
+  closeSync(finish: () => string): void {
+    if (this.isFailed || this.isClosed) return;
+    this.startClosing(finish);
+    try {
+      // Rewriting the in-flight bytes at their own position is harmless and covers a write
+      // the exiting process may never see complete. Without positions (a FIFO) it would
+      // duplicate them, so there the in-flight write is trusted to land.
+      if (this.inFlight !== undefined && this.isRegularFile) writeAllSync(this.fd, this.inFlight.bytes, this.inFlight.position);
+      const rest = Buffer.from(this.queued.join(''), 'utf8');
+      this.queued = [];
+      this.queuedBytes = 0;
+      writeAllSync(this.fd, rest, this.isRegularFile ? this.position : null);
+      this.position += rest.length;
+      if (this.inFlight === undefined) {
+        this.isClosed = true;
+        closeSync(this.fd);
+      }
+    } catch (error) {
+      this.fail(messageOf(error));
+    }
+  }
+
+  private startClosing(finish: () => string): void {
+    if (this.isClosing) return;
+    this.enqueue(finish());
+    this.isClosing = true;
+  }
+
+  private fail(reason: string): void {
+    if (this.isFailed) return;
+    this.isFailed = true;
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.onWarning(`agentwrap: recording to ${this.path} stopped: ${reason}; the session continues`);
+    if (this.inFlight === undefined) this.releaseDescriptor();
+    this.whenDrained?.();
+  }
+
+  private releaseDescriptor(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    close(this.fd, (error) => {
+      // After a failure the warning has been given; a second message about close adds nothing.
+      if (error !== null && !this.isFailed) this.onWarning(`agentwrap: closing recording ${this.path} failed: ${error.message}`);
+    });
+  }
+
+  private writeNext(): void {
+    this.isFlushScheduled = false;
+    if (this.isFailed || this.isClosed || this.inFlight !== undefined) return;
+    if (this.queued.length === 0) {
+      if (this.isClosing) {
+        this.releaseDescriptor();
+        this.whenDrained?.();
+      }
+      return;
+    }
+    const bytes = Buffer.from(this.queued.join(''), 'utf8');
+    this.queued = [];
+    this.queuedBytes = 0;
+    const inFlight = { bytes, position: this.position };
+    this.inFlight = inFlight;
+    this.position += bytes.length;
+    writeFully(this.fd, bytes, this.isRegularFile ? inFlight.position : null, (error) => {
+      this.inFlight = undefined;
+      if (error !== undefined) {
+        this.fail(error.message);
+        return;
+      }
+      if (this.isFailed) {
+        this.releaseDescriptor();
+        return;
+      }
+      this.writeNext();
+    });
+  }
 }
 
 interface OpenedRecording {
