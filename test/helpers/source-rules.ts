@@ -117,8 +117,9 @@ function functionName(code: string): string | undefined {
   if (/=>\s*\{\s*$/.test(code)) return (/(?:const|let)\s+([\w$]+)/.exec(code) ?? /([\w$.]+)\(/.exec(code))?.[1] ?? 'arrow function';
   const method = /^(?:(?:public|private|protected|static|async|override|get|set|readonly)\s+)*([A-Za-z_$][\w$]*)\s*(?:<.*>)?\(.*\)\s*(?::.*)?\{\s*$/.exec(code);
   if (method !== null && !NOT_FUNCTIONS.has(method[1] ?? '')) return method[1];
-  // The last line of a signature that spans lines: `): Decision {`.
-  if (/^\)\s*(?::.*)?\{\s*$/.test(code)) return 'function (signature above)';
+  // The last line of a signature that spans lines: `): Decision {`, or `| undefined {` ending a
+  // return type written as a union over several lines.
+  if (/^\)\s*(?::.*)?\{\s*$/.test(code) || /^\|\s.*\{\s*$/.test(code)) return 'function (signature above)';
   return undefined;
 }
 

@@ -1,0 +1,80 @@
+/** Where in a pack's text a problem is: lines for rules and keys, and "did you mean" for unknown keys. */
+
+/**
+ * smol-toml reports positions only for syntax errors, so semantic errors find their line by
+ * scanning: the n-th `[[rule]]` header is rule n, and a key is the first `key =` after it.
+ */
+export class LineIndex {
+  private readonly lines: readonly string[];
+  private readonly ruleHeaders: readonly number[];
+
+  constructor(text: string) {
+    this.lines = text.split(/\r?\n/);
+    const headers: number[] = [];
+    this.lines.forEach((line, i) => {
+      if (/^\s*\[\[\s*rule\s*\]\]/.test(line)) headers.push(i);
+    });
+    this.ruleHeaders = headers;
+  }
+
+  /** 1-based line of the rule's header; falls back to the line of `id = "<id>"`. */
+  ruleLine(index: number, id: string | undefined): number | undefined {
+    const header = this.ruleHeaders[index];
+    if (header !== undefined) return header + 1;
+    if (id === undefined) return undefined;
+    const found = this.lines.findIndex((line) => new RegExp(`^\\s*id\\s*=\\s*["']${escapeRegExp(id)}["']`).test(line));
+    return found >= 0 ? found + 1 : undefined;
+  }
+
+  /** 1-based line of `key =` inside rule `index` (or at top level when index is undefined). */
+  keyLine(key: string, index: number | undefined): number | undefined {
+    const start = index === undefined ? 0 : this.ruleHeaders[index];
+    if (start === undefined) return undefined;
+    const end = index === undefined ? (this.firstTableLine() ?? this.lines.length) : (this.ruleHeaders[index + 1] ?? this.lines.length);
+    const pattern = new RegExp(`^\\s*(?:"${escapeRegExp(key)}"|${escapeRegExp(key)})\\s*[=.]`);
+    const tablePattern = new RegExp(`^\\s*\\[\\s*rule\\.${escapeRegExp(key)}\\s*\\]`);
+    for (let i = start; i < end; i++) {
+      const line = this.lines[i] ?? '';
+      if (pattern.test(line) || tablePattern.test(line)) return i + 1;
+    }
+    return index === undefined ? undefined : start + 1;
+  }
+
+  /** 1-based line where `needle` first occurs inside rule `index`, for gate leaves. */
+  textLine(needle: string, index: number): number | undefined {
+    const start = this.ruleHeaders[index];
+    if (start === undefined) return undefined;
+    const end = this.ruleHeaders[index + 1] ?? this.lines.length;
+    for (let i = start; i < end; i++) if ((this.lines[i] ?? '').includes(needle)) return i + 1;
+    return undefined;
+  }
+
+  private firstTableLine(): number | undefined {
+    const found = this.lines.findIndex((line) => /^\s*\[/.test(line));
+    return found >= 0 ? found : undefined;
+  }
+}
+
+/** Edit distance, for "did you mean" on unknown keys (keys are short, so O(n·m) is nothing). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+export function unknownKeyMessage(key: string, known: ReadonlySet<string>, what: string): string {
+  const close = [...known].filter((k) => k !== 'rule' && editDistance(key, k) <= 2);
+  const hint = close.length > 0 ? `did you mean "${close[0]}"?` : `${what}: ${[...known].filter((k) => k !== 'rule').join(', ')}`;
+  return `unknown ${what === 'rule keys' ? '' : 'top-level '}key "${key}" (${hint})`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
