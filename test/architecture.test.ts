@@ -46,14 +46,6 @@ function withoutComments(text: string): string {
 const files = sourceFiles(SRC);
 const sources: SourceFile[] = files.map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 
-/**
- * Over the limits today, each waiting for its split (docs/architecture.md, "Still to split").
- * The list may only shrink: an entry that no longer applies fails too, so it is removed.
- */
-const KNOWN_OVERSIZE: readonly string[] = [
-  'demo/agent.ts:',
-];
-
 describe('architecture', () => {
   it('finds the layered source tree', () => {
     for (const layer of ['core', 'adapters', 'app', 'cli'] as const) {
@@ -79,12 +71,8 @@ describe('architecture', () => {
     }
   });
 
-  it('keeps every file under 500 lines and every function under 120 (the known exceptions aside)', () => {
-    // Without the line number, so an entry survives edits above the function.
-    const violations = sizeViolations(SRC, sources).map((v) => v.replace(/:\d+ /, ' '));
-
-    expect(violations.filter((v) => !KNOWN_OVERSIZE.some((known) => v.startsWith(known)))).toEqual([]);
-    expect(KNOWN_OVERSIZE.filter((known) => !violations.some((v) => v.startsWith(known))), 'entries to remove from KNOWN_OVERSIZE').toEqual([]);
+  it('keeps every file under 500 lines and every function under 120', () => {
+    expect(sizeViolations(SRC, sources)).toEqual([]);
   });
 });
 

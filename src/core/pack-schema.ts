@@ -8,7 +8,7 @@
 import { parse, TomlError } from 'smol-toml';
 import { LineIndex, unknownKeyMessage } from './pack-lines.js';
 import { parseRules } from './pack-rules.js';
-import { Collector, engineVersion, isTable, stringList, typeName, type Table } from './pack-toml-values.js';
+import { Collector, engineVersion, stringList, typeName, type Table } from './pack-toml-values.js';
 import { PACK_LIMITS, PACK_SCHEMA_VERSION, RULE_ENGINE_VERSION, type PackParseResult } from './pack-types.js';
 import { parseVersionRange } from './pack-versions.js';
 

@@ -17,18 +17,18 @@
  */
 import { KEYWORDS, planFor, VERBS, type Step, type ToolKind } from './script.js';
 import { parseKeys, type Key } from './keys.js';
+import { readOptions, USAGE, type Options } from './options.js';
+import { InlineTranscript, type LiveArea, type LogicalLine } from './transcript.js';
 import {
   ACCENT,
   DIM,
   USER_ECHO,
   dialogBox,
-  paint,
   promptBox,
   row,
   spinnerRow,
   titleSpinner,
   welcomeBox,
-  wrap,
   type DialogContent,
   type Row,
 } from './view.js';
@@ -40,39 +40,12 @@ const NAME = 'demo';
 const FRAME_MS = 100;
 /** A second Ctrl-C within this window exits; the hint disappears after it. */
 const EXIT_ARM_MS = 2000;
-/** Transcript lines kept for redrawing after a resize; older ones live only in scrollback. */
-const HISTORY_LINES_MAX = 500;
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 const HINT = '? for shortcuts';
 const EXIT_HINT = 'Press Ctrl-C again to exit';
 
-interface Options {
-  /** Divides every phase duration: 10 makes a turn ten times faster. */
-  readonly speed: number;
-  readonly titles: boolean;
-  readonly progress: boolean;
-  readonly bell: boolean;
-}
-
-function readOptions(env: NodeJS.ProcessEnv): Options {
-  const speed = Number(env['AGENTWRAP_DEMO_SPEED'] ?? '1');
-  return {
-    speed: Number.isFinite(speed) && speed > 0 ? speed : 1,
-    titles: env['AGENTWRAP_DEMO_TITLE'] !== '0',
-    progress: env['AGENTWRAP_DEMO_PROGRESS'] !== '0',
-    bell: env['AGENTWRAP_DEMO_BELL'] !== '0',
-  };
-}
-
 type Mode = 'idle' | 'working' | 'dialog';
-
-/** A transcript line as written: re-wrapped at the new width after a resize. */
-interface LogicalLine {
-  readonly text: string;
-  readonly sgr: string;
-  readonly indent: string;
-}
 
 class Interrupted extends Error {}
 
@@ -86,11 +59,7 @@ class DemoAgent {
   private mode: Mode = 'idle';
   private input = '';
   private cursor = 0;
-  private readonly history: LogicalLine[] = [];
-  private pending: LogicalLine[] = [];
-  private liveDrawn = false;
-  /** Rows from the live area's top row to the row the cursor was left on. */
-  private liveCursorRow = 0;
+  private readonly transcript = new InlineTranscript();
   private frame = 0;
   private frameTimer: NodeJS.Timeout | undefined;
   private workAccumulatedMs = 0;
@@ -149,7 +118,7 @@ class DemoAgent {
 
   private restoreTerminal(): void {
     this.stopFrames();
-    this.clearLive();
+    this.write(this.transcript.clearLive());
     this.write('\x1b[?2004l\x1b[?25h');
     if (this.options.progress) this.write('\x1b]9;4;0;0\x07');
     if (this.stdin.isTTY) this.stdin.setRawMode(false);
@@ -296,10 +265,8 @@ class DemoAgent {
       return;
     }
     if (prompt === '/clear') {
-      this.history.length = 0;
-      this.pending = [];
+      this.transcript.clear();
       this.write('\x1b[H\x1b[2J\x1b[3J');
-      this.liveDrawn = false;
       return;
     }
     void this.runTurn(prompt);
@@ -443,11 +410,11 @@ class DemoAgent {
   // ── drawing ──────────────────────────────────────────────────────────────────────────
 
   private commit(lines: readonly LogicalLine[]): void {
-    this.pending.push(...lines);
+    this.transcript.commit(lines);
   }
 
   /** The rows of the live area and where the cursor belongs (undefined: hidden). */
-  private live(width: number): { rows: Row[]; cursor: { row: number; col: number } | undefined } {
+  private live(width: number): LiveArea {
     if (this.mode === 'dialog' && this.dialog !== undefined) {
       return { rows: [row(''), ...dialogBox({ ...this.dialog.content, selected: this.dialog.selected }, width)], cursor: undefined };
     }
@@ -458,63 +425,15 @@ class DemoAgent {
     return { rows: [...top, ...box.rows], cursor: { row: top.length + box.inputIndex, col: box.cursorCol } };
   }
 
-  private clearLive(): void {
-    if (!this.liveDrawn) return;
-    this.write(`\r${up(this.liveCursorRow)}\x1b[J`);
-    this.liveDrawn = false;
-  }
-
   private render(): void {
     if (this.exited) return;
     if (this.mode === 'working') this.setTitle(`${titleSpinner(this.frame)} ${NAME}`);
-    const width = this.cols();
-    let out = this.liveDrawn ? `\r${up(this.liveCursorRow)}\x1b[J` : '';
-    for (const logical of this.pending) {
-      for (const text of wrap(logical.text, width, logical.indent)) out += `${paint(row(text, logical.sgr))}\r\n`;
-    }
-    this.remember(this.pending);
-    this.pending = [];
-    out += this.drawLive(width);
-    this.write(out);
+    this.write(this.transcript.render(this.cols(), this.rows(), (width) => this.live(width)));
   }
 
-  /** Clears the screen and draws the transcript tail and the live area at the new size. */
   private redrawAll(): void {
     if (this.exited) return;
-    this.remember(this.pending);
-    this.pending = [];
-    const width = this.cols();
-    const liveRows = this.live(width).rows.length;
-    const room = Math.max(0, this.rows() - liveRows);
-    const tail = this.history.flatMap((l) => wrap(l.text, width, l.indent).map((text) => row(text, l.sgr))).slice(-room);
-    let out = '\x1b[H\x1b[2J';
-    for (const r of room > 0 ? tail : []) out += `${paint(r)}\r\n`;
-    out += this.drawLive(width);
-    this.write(out);
-  }
-
-  private drawLive(width: number): string {
-    const live = this.live(width);
-    // Keep the live area on screen: relative cursor moves cannot reach rows scrolled away.
-    const overflow = Math.max(0, live.rows.length - this.rows());
-    const rows = live.rows.slice(overflow);
-    const last = rows.length - 1;
-    let out = rows.map(paint).join('\r\n');
-    if (live.cursor !== undefined && live.cursor.row - overflow >= 0) {
-      const cursorRow = live.cursor.row - overflow;
-      out += `${up(last - cursorRow)}\x1b[${live.cursor.col + 1}G\x1b[?25h`;
-      this.liveCursorRow = cursorRow;
-    } else {
-      out += '\x1b[?25l';
-      this.liveCursorRow = last;
-    }
-    this.liveDrawn = true;
-    return out;
-  }
-
-  private remember(lines: readonly LogicalLine[]): void {
-    this.history.push(...lines);
-    if (this.history.length > HISTORY_LINES_MAX) this.history.splice(0, this.history.length - HISTORY_LINES_MAX);
+    this.write(this.transcript.redrawAll(this.cols(), this.rows(), (width) => this.live(width)));
   }
 
   // ── leaving ──────────────────────────────────────────────────────────────────────────
@@ -546,10 +465,6 @@ function line(text: string, sgr = '', indent = ''): LogicalLine {
   return { text, sgr, indent };
 }
 
-function up(rows: number): string {
-  return rows > 0 ? `\x1b[${rows}A` : '';
-}
-
 function helpLines(): LogicalLine[] {
   return [
     line(''),
@@ -558,14 +473,6 @@ function helpLines(): LogicalLine[] {
     line('  Esc interrupts work · Ctrl-C twice, Ctrl-D or /exit quits · /clear clears', DIM, '  '),
   ];
 }
-
-const USAGE = `usage: agent.js [--help|--version]
-
-The agentwrap demo agent: a pretend coding agent TUI for trying agentwrap without an API key.
-Prompt keywords: ${Object.keys(KEYWORDS).join(', ')}. Type /help inside for details.
-Environment: AGENTWRAP_DEMO_SPEED (default 1; 10 = ten times faster), AGENTWRAP_DEMO_TITLE=0
-(no OSC titles), AGENTWRAP_DEMO_PROGRESS=0 (no OSC 9;4), AGENTWRAP_DEMO_BELL=0 (no bell).
-`;
 
 function main(argv: readonly string[]): void {
   if (argv.includes('--help') || argv.includes('-h')) {
