@@ -62,7 +62,9 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
     expect(createProcessProbe(pidOf(shell)).sample(0)).toMatchObject({ sampled: true, cpuRate: undefined });
   });
 
-  it('measures a busy child as more than half a core', async () => {
+  // A busy loop's share of a core depends on what else runs (two busy loops beside the suite
+  // leave it well under half a core on 2 cores); that it registers as busy at all is the point.
+  it('measures a busy child as using CPU', async () => {
     const shell = start('while :; do :; done & wait');
     const probe = createProcessProbe(pidOf(shell));
     await sampleUntil(probe.sample, (e) => e.sampled && e.children.length >= 1);
@@ -73,7 +75,7 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
 
     expect(evidence.sampled).toBe(true);
     if (!evidence.sampled) return;
-    expect(evidence.cpuRate).toBeGreaterThan(0.5);
+    expect(evidence.cpuRate).toBeGreaterThan(0.05);
   });
 
   it('sees a SIGSTOPped agent as stopped, and a quiet one at near zero CPU', async () => {
