@@ -11,6 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { startTerminalGuardian, type TerminalGuardian } from './terminal-guardian.js';
+import { guardStdioErrors, isHungUp } from './terminal-hangup.js';
 
 export interface TerminalSize {
   readonly cols: number;
@@ -54,6 +55,13 @@ export interface OuterTerminal {
    * agent has on now. Optional: only a real terminal has a guardian to tell.
    */
   setCrashReset?(sequence: string): void;
+  /**
+   * Whether the terminal went away (hung up: the tmux server or window is gone). Optional: a
+   * terminal made of callbacks never goes away.
+   */
+  isGone?(): boolean;
+  /** Called once when the terminal is found gone (a write failed with EIO/EPIPE, input hung up). */
+  onGone?(listener: () => void): () => void;
 }
 
 type Warn = (message: string) => void;
@@ -79,8 +87,12 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
   let guardian: TerminalGuardian | undefined;
   const size = (): TerminalSize => {
     if (stdout.isTTY === true) {
-      const [cols, rows] = stdout.getWindowSize();
-      if (cols > 0 && rows > 0) return { cols, rows };
+      try {
+        const [cols, rows] = stdout.getWindowSize();
+        if (cols > 0 && rows > 0) return { cols, rows };
+      } catch {
+        // EIO: the terminal hung up; the size it had no longer matters.
+      }
     }
     return FALLBACK_SIZE;
   };
@@ -93,12 +105,19 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
   const disposers: Array<() => void> = [];
 
   // A vanished terminal (SIGHUP, closed pipe) makes writes fail with EIO/EPIPE; that must not
-  // crash agentwrap while it is still shutting the agent down.
-  const onStdoutError = (): void => {
+  // crash agentwrap while it is still shutting the agent down (terminal-hangup.ts). The stdio
+  // guard stays for the rest of the process: a write error can surface after dispose.
+  const goneListeners = new Set<() => void>();
+  const markGone = (): void => {
+    if (isOutputGone) return;
     isOutputGone = true;
+    for (const listener of goneListeners) listener();
   };
-  stdout.on('error', onStdoutError);
-  disposers.push(() => stdout.removeListener('error', onStdoutError));
+  disposers.push(guardStdioErrors(markGone));
+  const isGone = (): boolean => {
+    if (!isOutputGone && isInteractive && (isHungUp(0) || isHungUp(1))) markGone();
+    return isOutputGone;
+  };
 
   const restore = (): void => {
     if (!isRaw) return;
@@ -108,18 +127,25 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
     } catch {
       // The terminal is gone (hangup): there is nothing left to restore.
     }
-    if (outputSnapshot !== undefined) runStty([outputSnapshot], 1);
+    if (outputSnapshot !== undefined && !isGone()) runStty([outputSnapshot], 1);
     guardian?.disarmed();
   };
 
   const enterRaw = (): void => {
-    if (isRaw || !isInteractive) return;
+    // A hung-up terminal has no modes left to set (and its SIGCONT is no `fg`: terminal-hangup.ts).
+    if (isRaw || !isInteractive || isGone()) return;
     const snapshot = runStty(['-g'], 1);
     outputSnapshot = snapshot.ok ? snapshot.stdout : undefined;
-    stdin.setRawMode(true);
+    try {
+      stdin.setRawMode(true);
+    } catch {
+      // EIO: it hung up between the check and the ioctl; the session ends on the hangup.
+      markGone();
+      return;
+    }
     isRaw = true;
     const opost = runStty(['-opost'], 1);
-    if (!opost.ok) {
+    if (!opost.ok && !isGone()) {
       warnOnce('opost', `could not turn off output post-processing (stty: ${opost.error}); programs that send bare line feeds may look different`);
     }
     if (outputSnapshot !== undefined) {
@@ -143,8 +169,13 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
       return () => stdin.removeListener('data', handler);
     },
     onInputEnd(listener) {
-      stdin.once('end', listener);
-      return () => stdin.removeListener('end', listener);
+      // A terminal's input ends only when it hangs up (raw mode reads never return 0 otherwise).
+      const handler = (): void => {
+        if (stdin.isTTY === true) markGone();
+        listener();
+      };
+      stdin.once('end', handler);
+      return () => stdin.removeListener('end', handler);
     },
     write(chunk) {
       if (isOutputGone) return;
@@ -152,7 +183,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
         stdout.write(chunk);
       } catch {
         // Synchronous EIO/EPIPE from a terminal that went away: stop writing, keep shutting down.
-        isOutputGone = true;
+        markGone();
       }
     },
     size,
@@ -183,6 +214,11 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
     },
     setCrashReset(sequence) {
       guardian?.setReset(sequence);
+    },
+    isGone,
+    onGone(listener) {
+      goneListeners.add(listener);
+      return () => goneListeners.delete(listener);
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   type PtyExit,
   type PtyProcess,
 } from '../adapters/pty.js';
+import { signalStoppedAgent } from '../adapters/stopped-agent.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
 
 /**
@@ -41,6 +42,9 @@ export const GUARDIAN_UPDATE_MIN_MS = 100;
 
 /** Signals to agentwrap that go on to the agent. */
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
+
+/** Takes a forwarded signal once the agent has exited (see the exit path). */
+const ignoreWhileEnding = (): void => undefined;
 
 export type LaunchExit = PtyExit;
 
@@ -194,6 +198,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
       if (!isRelayed) terminal.write(chunk);
+      // The relay thread drops output a hung-up terminal refuses; a look per batch (two
+      // isatty calls) turns that into the hangup's ending (onGone above).
+      else terminal.isGone?.();
       tracker?.feed(chunk);
       if (modes.revision !== guardedRevision) {
         guardedRevision = modes.revision;
@@ -249,10 +256,18 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   let graceTimer: NodeJS.Timeout | undefined;
   if (options.forwardSignals ?? true) {
     // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
+    // A stopped agent is not the foreground and would keep the signal pending: it gets it, then SIGCONT.
     const forward = (signal: NodeJS.Signals): void => {
       pty.signalForeground(signal);
-      graceTimer ??= setTimeout(() => pty.signalForeground('SIGKILL'), SIGNAL_GRACE_MS);
+      signalStoppedAgent(pty.commandPid(), signal);
+      graceTimer ??= setTimeout(() => {
+        pty.signalForeground('SIGKILL');
+        signalStoppedAgent(pty.commandPid(), 'SIGKILL');
+      }, SIGNAL_GRACE_MS);
     };
+    // A terminal that went away without a SIGHUP reaching agentwrap (found by a failed write or
+    // read, or on the SIGCONT of a hangup) ends the session as the hangup would have.
+    if (terminal.onGone !== undefined) disposers.push(terminal.onGone(() => forward('SIGHUP')));
     for (const signal of FORWARDED_SIGNALS) {
       process.on(signal, forward);
       disposers.push(() => process.removeListener(signal, forward));
@@ -293,6 +308,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     process.removeListener('exit', onProcessExit);
     for (const dispose of disposers.splice(0)) dispose();
+    // A second hangup signal (the shell's SIGHUP after the kernel's, or a SIGTERM) must not kill
+    // agentwrap while the session removes its record: it is ending anyway.
+    if (options.forwardSignals ?? true) for (const signal of FORWARDED_SIGNALS) process.on(signal, ignoreWhileEnding);
     terminal.write(modes.resetSequence());
     terminal.restore();
     terminal.dispose();
