@@ -6,6 +6,7 @@
  * bytes reached the terminal or the agent, and every failure becomes a warning: the agent keeps
  * running with whatever parts still work (the soft-fail law, architecture.md §1).
  */
+import { hasCommandLinePrompt } from '../core/initial-prompt.js';
 import { spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { systemClock, type Clock } from '../adapters/clock.js';
@@ -148,6 +149,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detector = new DetectorSession({
     clock,
     screen,
+    // `claude "fix the tests"`: the start-up work answers that prompt, so it can end in done.
+    hasCommandLinePrompt: hasCommandLinePrompt(sourceCli, options.args),
     packs: packSource,
     processes,
     reports: (nowMs) => reporter.evidence(nowMs),
@@ -319,7 +322,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       if (!isTicking) arm();
     }),
     launched.onInput((chunk) => {
-      detector.noteInput();
+      detector.noteInput(chunk);
       if (options.record !== undefined) toRecorder((r) => r.input(chunk));
       if (!isTicking) arm();
     }),

@@ -54,6 +54,7 @@ export async function evaluateRecordings(
     let lastState: string | undefined;
     const result = await replayRecording(loaded.recording, {
       pack: choice.pack,
+      keyInputAtS: loaded.driverInputAtS,
       inspectAtS: grid,
       inspect: take,
       onTick: (entry, moment) => {
