@@ -268,6 +268,8 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     // A terminal that went away without a SIGHUP reaching agentwrap (found by a failed write or
     // read, or on the SIGCONT of a hangup) ends the session as the hangup would have.
     if (terminal.onGone !== undefined) disposers.push(terminal.onGone(() => forward('SIGHUP')));
+    // Gone already (hung up while agentwrap was starting): the listener above came too late.
+    if (terminal.isGone?.() === true) forward('SIGHUP');
     for (const signal of FORWARDED_SIGNALS) {
       process.on(signal, forward);
       disposers.push(() => process.removeListener(signal, forward));
