@@ -15,6 +15,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { isatty } from 'node:tty';
+import { loadNativeRelay } from './relay.js';
 
 /** The errors a terminal that went away (or was never there) gives on a write or an ioctl. */
 const HANGUP_CODES: ReadonlySet<string> = new Set(['EIO', 'EPIPE', 'EBADF', 'ENXIO', 'ENOTTY']);
@@ -76,6 +77,10 @@ export function guardStdioErrors(onGone: () => void): () => void {
     // stderr may be a file or pipe of its own: its errors are swallowed, not taken for a hangup.
     process.stderr.on('error', () => undefined);
     process.on('exit', detachHungUpStdio);
+    // The native addon's exit hook does the same check just before Node's own (see relay.c);
+    // loaded here even where the event-loop relay carries the bytes. Best effort: without the
+    // addon the check above is all there is.
+    loadNativeRelay({});
   }
   return () => goneListeners.delete(onGone);
 }

@@ -256,13 +256,13 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   let graceTimer: NodeJS.Timeout | undefined;
   if (options.forwardSignals ?? true) {
     // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
-    // A stopped agent is not the foreground and would keep the signal pending: it gets it, then SIGCONT.
+    // A stopped agent is not the foreground (the job-control helper is) and would keep the
+    // signal pending: its group gets it, then SIGCONT, and the helper is left alone (killing it
+    // would orphan the stopped group, whose SIGHUP from the kernel would come first).
     const forward = (signal: NodeJS.Signals): void => {
-      pty.signalForeground(signal);
-      signalStoppedAgent(pty.commandPid(), signal);
+      if (!signalStoppedAgent(pty.commandPid(), signal)) pty.signalForeground(signal);
       graceTimer ??= setTimeout(() => {
-        pty.signalForeground('SIGKILL');
-        signalStoppedAgent(pty.commandPid(), 'SIGKILL');
+        if (!signalStoppedAgent(pty.commandPid(), 'SIGKILL')) pty.signalForeground('SIGKILL');
       }, SIGNAL_GRACE_MS);
     };
     // A terminal that went away without a SIGHUP reaching agentwrap (found by a failed write or
