@@ -23,12 +23,15 @@ import {
 } from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
 import { GuardianUpdates } from './launch/guardian-updates.js';
-import { FORWARDED_SIGNALS, handleSignals } from './launch/signals.js';
+import { FORWARDED_SIGNALS, handleSignals, ignoreSignalsWhileEnding } from './launch/signals.js';
 import { LaunchTaps } from './launch/taps.js';
 
 export { GUARDIAN_UPDATE_MIN_MS } from './launch/guardian-updates.js';
 export { FORWARDED_SIGNALS, SIGNAL_GRACE_MS } from './launch/signals.js';
 export { HELD_OUTPUT_MAX_BYTES } from './launch/taps.js';
+
+/** Takes a forwarded signal once the agent has exited (see the exit path). */
+const ignoreWhileEnding = (): void => undefined;
 
 export type LaunchExit = PtyExit;
 
@@ -128,6 +131,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
       if (!isRelayed) terminal.write(chunk);
+      // The relay thread drops output a hung-up terminal refuses; a look per batch (two
+      // isatty calls) turns that into the hangup's ending (onGone above).
+      else terminal.isGone?.();
       tracker?.feed(chunk);
       guardian.noteOutput();
       taps.sendOutput(chunk, isFlooding, atMs);
@@ -165,6 +171,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     process.removeListener('exit', onProcessExit);
     for (const dispose of disposers.splice(0)) dispose();
     signals.dispose();
+    // A second hangup signal (the shell's SIGHUP after the kernel's, or a SIGTERM) must not kill
+    // agentwrap while the session removes its record: it is ending anyway.
+    if (options.forwardSignals ?? true) ignoreSignalsWhileEnding();
     terminal.write(modes.resetSequence());
     terminal.restore();
     terminal.dispose();

@@ -16,6 +16,7 @@
  * bytes reached the terminal or the agent, and every failure becomes a warning: the agent keeps
  * running with whatever parts still work (the soft-fail law, docs/architecture.md §1).
  */
+import { hasCommandLinePrompt } from '../core/initial-prompt.js';
 import { basename } from 'node:path';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { detectAgentVersion } from '../adapters/agent-version.js';
@@ -118,6 +119,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detector = new DetectorSession({
     clock,
     screen,
+    // `claude "fix the tests"`: the start-up work answers that prompt, so it can end in done.
+    hasCommandLinePrompt: hasCommandLinePrompt(sourceCli, options.args),
     packs: packSource,
     processes: createProcessSource(() => launched.agentPid()),
     reports: (nowMs) => reporter.evidence(nowMs),
@@ -147,7 +150,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       loop.poke();
     }),
     launched.onInput((chunk) => {
-      detector.noteInput();
+      detector.noteInput(chunk);
       recording.input(chunk);
       loop.poke();
     }),

@@ -15,24 +15,37 @@ export interface LoadedRecording {
   readonly labels: readonly Label[] | undefined;
   /** The `agent` of `<name>.meta.json` when the capture lab wrote one. */
   readonly metaAgent: string | undefined;
+  /**
+   * When the capture lab's driver typed into the agent (seconds; its `driver_events` of type
+   * `typed` and `key`), for recordings made without their input events: replay feeds these as
+   * keystrokes, so a turn starts there as it did live. Empty when the recording has input.
+   */
+  readonly driverInputAtS: readonly number[];
 }
 
 export function readRecordingFile(path: string): LoadedRecording {
   const recording = decodeRecording(readFileSync(path, 'utf8'), path);
   const labelsPath = labelsPathFor(path);
   const labels = existsSync(labelsPath) ? parseLabels(readFileSync(labelsPath, 'utf8'), labelsPath) : undefined;
-  return { path, recording, labels, metaAgent: readMetaAgent(path) };
+  const meta = readMeta(path);
+  const hasInput = recording.events.some((event) => event.kind === 'i');
+  return { path, recording, labels, metaAgent: meta.agent, driverInputAtS: hasInput ? [] : meta.driverInputAtS };
 }
 
-function readMetaAgent(castPath: string): string | undefined {
+function readMeta(castPath: string): { agent: string | undefined; driverInputAtS: number[] } {
+  const none = { agent: undefined, driverInputAtS: [] };
   const metaPath = castPath.replace(/\.cast$/, '.meta.json');
-  if (metaPath === castPath || !existsSync(metaPath)) return undefined;
+  if (metaPath === castPath || !existsSync(metaPath)) return none;
   try {
-    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { agent?: unknown };
-    return typeof meta.agent === 'string' ? meta.agent : undefined;
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { agent?: unknown; driver_events?: unknown };
+    const events = Array.isArray(meta.driver_events) ? (meta.driver_events as Array<{ t?: unknown; type?: unknown }>) : [];
+    return {
+      agent: typeof meta.agent === 'string' ? meta.agent : undefined,
+      driverInputAtS: events.filter((e) => (e.type === 'typed' || e.type === 'key') && typeof e.t === 'number').map((e) => e.t as number),
+    };
   } catch {
-    // A broken metadata file only loses the pack hint; the header and --agent still choose.
-    return undefined;
+    // A broken metadata file only loses the pack hint and the driver's keys; the header and --agent still choose.
+    return none;
   }
 }
 

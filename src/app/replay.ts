@@ -31,6 +31,11 @@ export interface ReplayOptions {
   readonly inspect?: (moment: ReplayMoment) => void;
   /** Called after every tick that evaluated (for timelines and reports). */
   readonly onTick?: (entry: TickLogEntry, moment: ReplayMoment) => void;
+  /**
+   * Moments (seconds) the operator typed, for a recording made without its input events (the
+   * capture lab's driver events, app/recordings.ts): they can start a turn (DetectorSession.noteTypedAt).
+   */
+  readonly keyInputAtS?: readonly number[];
   /** Output chunks, possibly re-split (tests use this to prove chunking does not matter). */
   readonly splitOutput?: (data: string) => readonly string[];
 }
@@ -93,8 +98,18 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
     }
   };
 
+  const keyInputs = [...(options.keyInputAtS ?? [])].sort((a, b) => a - b);
+  const typeUntil = (untilS: number): void => {
+    while (keyInputs.length > 0 && (keyInputs[0] as number) <= untilS) {
+      const atMs = (keyInputs.shift() as number) * 1000;
+      runUntil(atMs, true);
+      clock.advanceTo(Math.max(atMs, clock.nowMs()));
+      session.noteTypedAt(clock.nowMs());
+    }
+  };
   try {
     for (const event of recording.events) {
+      typeUntil(event.t);
       const atMs = event.t * 1000;
       runUntil(atMs, true);
       clock.advanceTo(atMs);
@@ -104,7 +119,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
           session.noteOutput();
           break;
         case 'i':
-          session.noteInput();
+          session.noteInput(Buffer.from(event.data, 'utf8'));
           recordSeen();
           break;
         case 'r': {
@@ -120,6 +135,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
       }
     }
     const durationS = recordingDuration(recording);
+    typeUntil(durationS);
     runUntil(durationS * 1000 + REPLAY_TAIL_MS, true);
     // Ticks in the tail let holds resolve, but what they publish after the recording ended is
     // not part of it (nothing was there to see).

@@ -18,6 +18,7 @@ import {
   type DetectorState,
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
+import { isOperatorInput } from '../core/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -44,6 +45,8 @@ export interface SessionOptions {
   /** Called after every tick that changed the published state or its evidence. */
   readonly onChange?: (state: DetectorState, entry: TickLogEntry) => void;
   readonly onWarning?: (message: string) => void;
+  /** The agent was started on a prompt from its command line (core/initial-prompt.ts). */
+  readonly hasCommandLinePrompt?: boolean;
 }
 
 export class DetectorSession {
@@ -52,6 +55,7 @@ export class DetectorSession {
   private readonly startedAtMs: number;
   private lastOutputAtMs: number | undefined;
   private lastInputAtMs: number | undefined;
+  private lastOperatorInputAtMs: number | undefined;
   private lastReportAtMs: number | undefined;
   private exit: ExitEvidence | undefined;
   private lastTickAtMs: number | undefined;
@@ -62,7 +66,7 @@ export class DetectorSession {
 
   constructor(private readonly options: SessionOptions) {
     this.startedAtMs = options.clock.nowMs();
-    this.detector = initialDetectorState(this.startedAtMs);
+    this.detector = initialDetectorState(this.startedAtMs, options.hasCommandLinePrompt ?? false);
   }
 
   get state(): DetectorState {
@@ -83,11 +87,25 @@ export class DetectorSession {
     this.lastOutputAtMs = Math.max(this.lastOutputAtMs ?? readAtMs, readAtMs);
   }
 
-  /** A keystroke reached the agent: the operator is looking, so a `done` becomes seen. */
-  noteInput(): void {
+  /**
+   * A keystroke reached the agent: the operator is looking, so a `done` becomes seen. With the
+   * bytes, terminal replies (a tmux answering the agent's queries) are told apart from typing,
+   * which alone can start a turn; without them the input counts as typed.
+   */
+  noteInput(bytes?: Uint8Array): void {
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
+    if (bytes === undefined || isOperatorInput(bytes)) this.lastOperatorInputAtMs = nowMs;
     this.markSeen(nowMs);
+  }
+
+  /**
+   * The operator typed at this moment, known only as a time (a recording made without its input
+   * events, whose capture driver logged its keys): it can start a turn, and touches nothing
+   * else (no `seen`, no rechecks), so replaying those recordings decides as before otherwise.
+   */
+  noteTypedAt(atMs: number): void {
+    this.lastOperatorInputAtMs = Math.max(this.lastOperatorInputAtMs ?? atMs, atMs);
   }
 
   /** `agentwrap ack`: same as a keystroke, without one. Returns whether anything changed. */
@@ -119,6 +137,7 @@ export class DetectorSession {
       lastBellAtMs: osc.lastBellAtMs,
       lastOutputAtMs: this.lastOutputAtMs,
       lastInputAtMs: this.lastInputAtMs,
+      lastOperatorInputAtMs: this.lastOperatorInputAtMs,
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
       ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),

@@ -1,7 +1,10 @@
 /**
  * The per-session reducer: published raw state + stuck overlay → the public state with a
  * revision counter, `stateSinceMs` and `seen`. `done` is derived here and nowhere else: raw idle
- * reached after work (working or blocked, even through unknown) that nobody has seen since.
+ * reached after a turn's work (working or blocked, even through unknown) that nobody has seen
+ * since. A turn starts when `working` is published after operator input that no turn has
+ * answered yet, or after start with a prompt given on the command line; work without one
+ * (start-up: loading, a first spinner, a trust dialog) settles to idle, not done.
  */
 import type { EvidenceKind } from './arbitrate.js';
 import { ROLLUP_ORDER, type AgentState, type RawState } from './types.js';
@@ -18,8 +21,12 @@ export interface SessionState {
   readonly stateSinceMs: number;
   /** Whether the operator has looked since the last completion. */
   readonly seen: boolean;
-  /** Work (working or blocked) has been published since the last idle; reaching idle then is a completion. */
+  /** A turn's work (working or blocked) has been published since the last idle; reaching idle then is a completion. */
   readonly hasWorkPending: boolean;
+  /** The newest operator input a turn has started answering (inputs up to it are answered). */
+  readonly answeredInputAtMs: number | undefined;
+  /** A prompt given on the command line that no turn has answered yet. */
+  readonly isPromptPending: boolean;
   /** The evidence behind the published state (kept while debounce holds a different decision). */
   readonly winner: EvidenceKind;
   readonly ruleId: string | undefined;
@@ -33,7 +40,7 @@ export interface PublishedFrame {
   readonly ruleId: string | undefined;
 }
 
-export function initialSessionState(nowMs: number): SessionState {
+export function initialSessionState(nowMs: number, hasCommandLinePrompt = false): SessionState {
   return {
     state: 'unknown',
     raw: 'unknown',
@@ -42,6 +49,8 @@ export function initialSessionState(nowMs: number): SessionState {
     stateSinceMs: nowMs,
     seen: true,
     hasWorkPending: false,
+    answeredInputAtMs: undefined,
+    isPromptPending: hasCommandLinePrompt,
     winner: 'none',
     ruleId: undefined,
   };
@@ -59,7 +68,11 @@ function withChanges(previous: SessionState, next: Omit<SessionState, 'revision'
     next.seen !== previous.seen ||
     next.winner !== previous.winner ||
     next.ruleId !== previous.ruleId;
-  if (!isChanged && next.hasWorkPending === previous.hasWorkPending) return previous;
+  const isTurnChanged =
+    next.hasWorkPending !== previous.hasWorkPending ||
+    next.answeredInputAtMs !== previous.answeredInputAtMs ||
+    next.isPromptPending !== previous.isPromptPending;
+  if (!isChanged && !isTurnChanged) return previous;
   return {
     ...next,
     revision: isChanged ? previous.revision + 1 : previous.revision,
@@ -67,12 +80,20 @@ function withChanges(previous: SessionState, next: Omit<SessionState, 'revision'
   };
 }
 
-export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number): SessionState {
+/**
+ * `lastInputAtMs`: when the operator last typed into the agent (terminal replies excluded, see
+ * operator-input.ts); undefined when never.
+ */
+export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number, lastInputAtMs?: number): SessionState {
   const isWork = published.raw === 'working' || published.raw === 'blocked';
+  const isInputUnanswered = lastInputAtMs !== undefined && (state.answeredInputAtMs === undefined || lastInputAtMs > state.answeredInputAtMs);
+  // Working after unanswered input (or the command line's prompt) starts a turn; input typed
+  // while a turn works (a queued prompt) stays unanswered for the next one.
+  const isTurnStart = published.raw === 'working' && !state.hasWorkPending && (isInputUnanswered || state.isPromptPending);
   const isCompletion = published.raw === 'idle' && state.raw !== 'idle' && state.hasWorkPending;
   // A completion resets `seen`: a keystroke typed while the agent worked did not look at the result.
   const seen = isCompletion ? false : state.seen;
-  const hasWorkPending = isWork ? true : published.raw === 'idle' ? false : state.hasWorkPending;
+  const hasWorkPending = isTurnStart || (isWork && state.hasWorkPending) ? true : published.raw === 'idle' ? false : state.hasWorkPending;
   return withChanges(
     state,
     {
@@ -81,6 +102,8 @@ export function reduceSession(state: SessionState, published: PublishedFrame, no
       stuck: published.raw === 'working' && published.stuck,
       seen,
       hasWorkPending,
+      answeredInputAtMs: isTurnStart && isInputUnanswered ? lastInputAtMs : state.answeredInputAtMs,
+      isPromptPending: state.isPromptPending && !isTurnStart,
       winner: published.winner,
       ruleId: published.ruleId,
     },

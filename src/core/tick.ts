@@ -44,9 +44,10 @@ export interface DetectorState {
   readonly evidenceDeadlinesMs: readonly number[];
 }
 
-export function initialDetectorState(nowMs: number): DetectorState {
+/** `hasCommandLinePrompt`: the agent was started on a prompt (initial-prompt.ts), so its start-up work is a turn. */
+export function initialDetectorState(nowMs: number, hasCommandLinePrompt = false): DetectorState {
   return {
-    session: initialSessionState(nowMs),
+    session: initialSessionState(nowMs, hasCommandLinePrompt),
     debounce: INITIAL_DEBOUNCE,
     watchdog: INITIAL_WATCHDOG,
     lastDecision: undefined,
@@ -96,6 +97,7 @@ export function evaluationInputKey(snapshot: EvidenceSnapshot): string {
     snapshot.lastNotificationAtMs,
     snapshot.lastOutputAtMs,
     snapshot.lastInputAtMs,
+    snapshot.lastOperatorInputAtMs,
     snapshot.exit?.code,
     processKey(snapshot.process),
     reportsKey(snapshot.reports),
@@ -165,6 +167,7 @@ export function tick(
       ruleId: isDecisionPublished ? decision.ruleId : previousSession.ruleId,
     },
     nowMs,
+    snapshot.lastOperatorInputAtMs,
   );
   // A keystroke after the completion was published means the operator looked (replay gets
   // seen/done from recorded input this way; the live loop may also call markDetectorSeen at once).

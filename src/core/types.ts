@@ -112,6 +112,11 @@ export interface EvidenceSnapshot {
   readonly lastBellAtMs: number | undefined;
   readonly lastOutputAtMs: number | undefined;
   readonly lastInputAtMs: number | undefined;
+  /**
+   * The last input the operator typed (keys, paste), without the terminal's own replies, focus
+   * and mouse reports (core/operator-input.ts): what starts a turn. Absent: none seen.
+   */
+  readonly lastOperatorInputAtMs?: number | undefined;
   readonly process: ProcessEvidence;
   readonly exit: ExitEvidence | undefined;
   /**

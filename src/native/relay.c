@@ -43,6 +43,8 @@
 #include <time.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <signal.h>
+#include <termios.h>
 
 /*
  * The mode tracker, a port of ModeTracker in src/adapters/terminal.ts (keep the two in step;
@@ -1084,7 +1086,47 @@ static napi_value tracker_feed(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * At process exit Node restores the termios it saved at start on every fd 0-2 that was a
+ * terminal (ResetStdio, an atexit handler) and asserts that tcsetattr worked: on a terminal
+ * that hung up (the tmux server killed, the window closed) it fails with EIO and Node aborts
+ * with a native stack dump. This handler runs just before it (atexit handlers run last-in,
+ * first-out, and Node registers its own at start) and points each fd 0-2 that fails the same
+ * call at /dev/null, which ResetStdio then skips as "reopened". src/adapters/terminal-hangup.ts
+ * does the same from JavaScript earlier on; this closes the window in between (the hangup can
+ * come while Node tears down its threads after the last JavaScript ran).
+ */
+static void detach_hung_up_stdio(void) {
+  sigset_t ttou, saved;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &ttou, &saved);
+  for (int fd = 0; fd <= 2; fd++) {
+    struct termios settings;
+    if (tcgetattr(fd, &settings) == 0) {
+      int err;
+      do err = tcsetattr(fd, TCSANOW, &settings);
+      while (err == -1 && errno == EINTR);
+      if (err == 0 || errno == EPERM) continue;
+    } else if (errno != EIO) {
+      continue; /* not a terminal, or closed: Node skips it itself */
+    }
+    int null_fd = open("/dev/null", O_RDWR);
+    if (null_fd < 0) continue;
+    if (null_fd != fd) {
+      dup2(null_fd, fd);
+      close(null_fd);
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static napi_value init(napi_env env, napi_value exports) {
+  static int is_exit_hook_set = 0;
+  if (!is_exit_hook_set) {
+    is_exit_hook_set = 1;
+    atexit(detach_hung_up_stdio);
+  }
   napi_property_descriptor properties[] = {
       {"start", NULL, start, NULL, NULL, NULL, napi_default, NULL},
       {"drain", NULL, drain, NULL, NULL, NULL, napi_default, NULL},

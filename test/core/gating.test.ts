@@ -283,6 +283,7 @@ describe('a late completion event never revives a finished turn', () => {
 
   it('an out-of-order OpenCode busy after session.idle does not revive a done session', () => {
     const r = new Replay();
+    r.key(50); // the prompt
     r.report(100, 'session.status', 1, { properties: { status: { type: 'busy' } } }, OPENCODE);
     for (let t = 100; t <= 1000; t += 50) r.tick(t, NO_MATCH, 'OC');
     r.report(1000, 'session.idle', 3, undefined, OPENCODE);

@@ -6,9 +6,14 @@ function frame(raw: RawState, overrides: Partial<PublishedFrame> = {}): Publishe
   return { raw, stuck: false, winner: raw === 'unknown' ? 'none' : 'screen-rule', ruleId: undefined, ...overrides };
 }
 
-/** Reduces raw states published one second apart, starting at t = 1000. */
+/** Reduces raw states published one second apart, starting at t = 1000, after a prompt typed at t = 500. */
 function through(...raws: RawState[]): SessionState {
-  return raws.reduce((state, raw, i) => reduceSession(state, frame(raw), 1000 * (i + 1)), initialSessionState(0));
+  return raws.reduce((state, raw, i) => reduceSession(state, frame(raw), 1000 * (i + 1), 500), initialSessionState(0));
+}
+
+/** The same with input typed at the given times (none: never). */
+function withInput(raws: readonly (readonly [RawState, number?])[], start = initialSessionState(0)): SessionState {
+  return raws.reduce((state, [raw, inputAtMs], i) => reduceSession(state, frame(raw), 1000 * (i + 1), inputAtMs), start);
 }
 
 describe('session reducer', () => {
@@ -30,8 +35,43 @@ describe('session reducer', () => {
     expect(through('working', 'unknown', 'idle').state).toBe('done');
   });
 
-  it('blocked counts as work: idle after an answered dialog is done', () => {
-    expect(through('blocked', 'idle').state).toBe('done');
+  it('blocked inside a turn counts as work: idle after an answered dialog is done', () => {
+    expect(through('working', 'blocked', 'idle').state).toBe('done');
+  });
+
+  describe('no done without a turn', () => {
+    it('start-up work with no input settles to idle, not done (a first spinner while the agent loads)', () => {
+      expect(withInput([['unknown'], ['working'], ['working'], ['idle']]).state).toBe('idle');
+    });
+
+    it('a start-up dialog answered by a key is not a turn (trust prompt → ready prompt)', () => {
+      expect(withInput([['blocked'], ['blocked', 1500], ['idle', 1500]]).state).toBe('idle');
+    });
+
+    it('working that follows a typed prompt is a turn and ends in done', () => {
+      const state = withInput([['working'], ['idle'], ['idle', 2500], ['working', 2500], ['idle', 2500]]);
+      expect(state.state).toBe('done');
+    });
+
+    it('input already answered by a turn does not make later work a turn', () => {
+      const looked = markSeen(withInput([['working', 500], ['idle', 500]]), 2500);
+      const later = [['working', 500], ['idle', 500]].reduce((state, [raw, at], i) => reduceSession(state, frame(raw as RawState), 3000 + 1000 * i, at as number), looked);
+      expect(looked.state).toBe('idle');
+      expect(later.state).toBe('idle');
+    });
+
+    it('a prompt typed while a turn works (queued) makes the next working a turn', () => {
+      const state = withInput([['working', 500], ['working', 1500], ['idle', 1500], ['working', 1500], ['idle', 1500]]);
+      expect(state).toMatchObject({ state: 'done', answeredInputAtMs: 1500 });
+    });
+
+    it('a prompt on the command line makes the start-up working a turn, once', () => {
+      const first = withInput([['working'], ['idle']], initialSessionState(0, true));
+      const looked = markSeen(first, 2500);
+      const later = [reduceSession(looked, frame('working'), 3000), frame('idle')] as const;
+      expect(first.state).toBe('done');
+      expect(reduceSession(later[0], later[1], 4000).state).toBe('idle');
+    });
   });
 
   it('marking seen turns done into idle, with a new revision and state_since', () => {

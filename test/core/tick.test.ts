@@ -49,7 +49,8 @@ function scene(kind: Scene, atMs: number, revision: number, lastInputAtMs: numbe
 
 /** Runs ticks at the given times; returns the published public state after each tick. */
 function play(steps: readonly (readonly [number, Scene, number?])[]) {
-  let det: DetectorState = initialDetectorState(0);
+  // Started on a command-line prompt, so work from the first tick is a turn (as `claude "…"`).
+  let det: DetectorState = initialDetectorState(0, true);
   const log = new TickLog();
   const published: [number, AgentState][] = [];
   steps.forEach(([atMs, kind, inputAtMs], i) => {
@@ -161,7 +162,7 @@ describe('tick: the issue scenarios', () => {
   });
 
   it('process exit publishes a final done at once', () => {
-    const det = tick(initialDetectorState(0), snapshot({ nowMs: 0 }), verdict(strongWorking()), 0).state;
+    const det = tick(initialDetectorState(0, true), snapshot({ nowMs: 0 }), verdict(strongWorking()), 0).state;
 
     const result = tick(det, snapshot({ nowMs: 500, exit: { code: 0, signal: undefined, atMs: 490 } }), undefined, 500);
 
@@ -199,7 +200,7 @@ describe('skipping work and waking on time', () => {
   });
 
   it('an idle hold comes due even when nothing else changes', () => {
-    let det = tick(initialDetectorState(0), snapshot(), verdict(strongWorking()), 0).state;
+    let det = tick(initialDetectorState(0, true), snapshot(), verdict(strongWorking()), 0).state;
     const idleScreen = snapshot({ screen: screen({ revision: 2 }) });
     det = tick(det, idleScreen, verdict(strongIdle()), 1000).state;
 
@@ -229,7 +230,7 @@ describe('skipping work and waking on time', () => {
   });
 
   it('markDetectorSeen acknowledges a done session', () => {
-    let det = tick(initialDetectorState(0), snapshot(), verdict(strongWorking()), 0).state;
+    let det = tick(initialDetectorState(0, true), snapshot(), verdict(strongWorking()), 0).state;
     det = tick(det, snapshot({ screen: screen({ revision: 2 }) }), verdict(strongIdle()), 1000).state;
     det = tick(det, snapshot({ screen: screen({ revision: 2 }) }), verdict(strongIdle()), 1300).state;
 

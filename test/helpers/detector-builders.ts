@@ -61,6 +61,8 @@ export function snapshot(overrides: Partial<EvidenceSnapshot> = {}): EvidenceSna
     process: sampledProcess(),
     exit: undefined,
     ...overrides,
+    // A keystroke in these snapshots is typed (a turn can start on it) unless a test says otherwise.
+    lastOperatorInputAtMs: 'lastOperatorInputAtMs' in overrides ? overrides.lastOperatorInputAtMs : overrides.lastInputAtMs,
   };
 }
 

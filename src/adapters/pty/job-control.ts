@@ -17,16 +17,22 @@ import type { PtySpawnOptions } from './types.js';
  * suspends too. On SIGCONT the helper queues a SIGWINCH for the job (so it redraws) and puts
  * it back in the foreground. Its exit status is the job's (128+N after signal N).
  * A SIGSTOP from outside (status 147) is not a terminal suspend: the helper stays in the
- * foreground, polls /proc until the agent is continued, and waits on it again.
+ * foreground and sleeps until the agent is continued, then waits on it in the foreground again.
+ * It sleeps without polling: `wait` on a sleeping child returns when a trapped SIGCHLD comes,
+ * and the kernel sends one when the stopped agent is continued (CLD_CONTINUED) or dies.
  * The shell's own job notices go to /dev/null; the agent gets the real stderr back on fd 2.
  * dash (Debian's sh) leaves the environment as it is; a bash-as-sh would bump SHLVL.
  */
 export const JOB_CONTROL_SCRIPT = [
   'set -m',
+  // A trapped SIGCHLD makes `wait` return (POSIX: a trapped signal ends `wait` at once).
+  'trap : CHLD',
   'exec 3>&2 2>/dev/null',
   '"$@" 2>&3 3>&-',
   'status=$?',
-  'while kill -0 %1; do',
+  // 147-150: the job stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU); any other status is its end.
+  // (`kill -0 %1` alone is no test: a job killed by a signal may leave children in its group.)
+  'while [ "$status" -ge 147 ] && [ "$status" -le 150 ] && kill -0 %1; do',
   // 147 = 128 + SIGSTOP: not Ctrl-Z but someone pausing the agent itself (kill -STOP). The
   // terminal stays with agentwrap, which keeps watching (a paused agent is reported `stuck`);
   // once something continues the agent, the helper waits on it in the foreground again.
@@ -37,12 +43,17 @@ export const JOB_CONTROL_SCRIPT = [
   // the background, and its first read of the terminal stops it again (SIGTTIN): "it ran" is
   // seen from its context-switch counts changing, not only from its state leaving T.
   '    ran=$(grep ctxt "/proc/$pid/status")',
+  // Something to `wait` on that never ends by itself: the wait ends on the agent's SIGCHLD. It
+  // is started outside job control, so it shares the helper's group and a signal that ends
+  // the helper (which holds the terminal while the agent is stopped) ends it too.
+  '    set +m; sleep 2147483647 & sleeper=$!; set -m',
   '    while read -r stat < "/proc/$pid/stat"; do',
   '      state=${stat##*) }',
   '      [ "${state%% *}" = T ] || break',
   '      [ "$(grep ctxt "/proc/$pid/status")" = "$ran" ] || break',
-  '      sleep 0.2',
+  '      wait $sleeper',
   '    done',
+  '    kill $sleeper',
   '  else',
   '    kill -STOP $$',
   '    kill -WINCH %1',

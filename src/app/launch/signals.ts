@@ -4,6 +4,7 @@
  * after someone else stopped agentwrap (raw mode set again).
  */
 import type { PtyProcess } from '../../adapters/pty/index.js';
+import { signalStoppedAgent } from '../../adapters/stopped-agent.js';
 import type { OuterTerminal, TerminalSize } from '../../adapters/terminal.js';
 
 /**
@@ -22,8 +23,8 @@ export interface SignalHandling {
 }
 
 export function handleSignals(
-  pty: Pick<PtyProcess, 'onStopped' | 'signalGroup' | 'signalForeground'>,
-  terminal: Pick<OuterTerminal, 'suspendSelf' | 'size' | 'restore' | 'enterRaw'>,
+  pty: Pick<PtyProcess, 'onStopped' | 'signalGroup' | 'signalForeground' | 'commandPid'>,
+  terminal: Pick<OuterTerminal, 'suspendSelf' | 'size' | 'restore' | 'enterRaw' | 'onGone' | 'isGone'>,
   applySize: (size: TerminalSize) => void,
   isForwarding: boolean,
 ): SignalHandling {
@@ -50,10 +51,20 @@ export function handleSignals(
   };
   if (isForwarding) {
     // To the pty's foreground group, as if typed (kill -INT agentwrap ≈ Ctrl-C in the agent).
+    // A stopped agent is not the foreground (the job-control helper is) and would keep the
+    // signal pending: its group gets it, then SIGCONT, and the helper is left alone (killing it
+    // would orphan the stopped group, whose SIGHUP from the kernel would come first).
     const forward = (signal: NodeJS.Signals): void => {
-      pty.signalForeground(signal);
-      graceTimer ??= setTimeout(() => pty.signalForeground('SIGKILL'), SIGNAL_GRACE_MS);
+      if (!signalStoppedAgent(pty.commandPid(), signal)) pty.signalForeground(signal);
+      graceTimer ??= setTimeout(() => {
+        if (!signalStoppedAgent(pty.commandPid(), 'SIGKILL')) pty.signalForeground('SIGKILL');
+      }, SIGNAL_GRACE_MS);
     };
+    // A terminal that went away without a SIGHUP reaching agentwrap (found by a failed write or
+    // read, or on the SIGCONT of a hangup) ends the session as the hangup would have.
+    if (terminal.onGone !== undefined) disposers.push(terminal.onGone(() => forward('SIGHUP')));
+    // Gone already (hung up while agentwrap was starting): the listener above came too late.
+    if (terminal.isGone?.() === true) forward('SIGHUP');
     for (const signal of FORWARDED_SIGNALS) on(signal, forward);
     // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
     // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
@@ -75,4 +86,12 @@ export function handleSignals(
       for (const dispose of disposers.splice(0)) dispose();
     },
   };
+}
+
+/** Takes a forwarded signal once the agent has exited (see the exit path). */
+const ignoreWhileEnding = (): void => undefined;
+
+/** From the agent's exit on: a forwarded signal no longer kills agentwrap mid-cleanup. */
+export function ignoreSignalsWhileEnding(): void {
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, ignoreWhileEnding);
 }

@@ -66,6 +66,7 @@ export async function evaluateRecordings(
     let lastState: string | undefined;
     const result = await replayRecording(loaded.recording, {
       pack: choice.pack,
+      keyInputAtS: loaded.driverInputAtS,
       inspectAtS: grid,
       inspect: take,
       onTick: (entry, moment) => {

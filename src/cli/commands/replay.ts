@@ -98,7 +98,7 @@ export async function main(args: readonly string[]): Promise<number> {
     }
   };
 
-  const result = await replayRecording(loaded.recording, { pack: choice.pack, inspectAtS, inspect });
+  const result = await replayRecording(loaded.recording, { pack: choice.pack, inspectAtS, inspect, keyInputAtS: loaded.driverInputAtS });
   for (const warning of result.warnings) process.stderr.write(`agentwrap: ${warning}\n`);
 
   if (inspectAtS.length > 0) {

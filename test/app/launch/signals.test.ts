@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORWARDED_SIGNALS, handleSignals } from '../../../src/app/launch/signals.js';
 
-const PTY = { onStopped: () => () => undefined, signalGroup: () => undefined, signalForeground: () => undefined };
+const PTY = { commandPid: () => undefined, onStopped: () => () => undefined, signalGroup: () => undefined, signalForeground: () => undefined };
 const TERMINAL = { suspendSelf: () => undefined, size: () => ({ cols: 80, rows: 24 }), restore: () => undefined, enterRaw: () => undefined };
 
 describe('handleSignals', () => {

@@ -1,0 +1,71 @@
+/**
+ * The job-control helper (JOB_CONTROL_SCRIPT in src/adapters/pty/job-control.ts) while an agent is paused
+ * from outside (`kill -STOP`): it sleeps in `wait` until the agent's SIGCHLD, so it starts no
+ * process while the agent stays stopped (its earlier loop ran `grep` and `sleep 0.2` five
+ * times a second: ~2 s of CPU per 30 s), and still notices the agent being continued or
+ * killed. (CPU itself is measured in docs/launcher.md, not asserted: no speed checks here.)
+ */
+import { describe, expect, it } from 'vitest';
+import { childEnvironment, readChildPids, readProcStat, spawnPty, type PtyProcess } from '../../src/adapters/pty/index.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function spawnAgent(script: string): PtyProcess {
+  return spawnPty({ file: '/bin/sh', args: ['-c', script], cols: 80, rows: 24, env: childEnvironment(process.env) });
+}
+
+async function agentOf(pty: PtyProcess): Promise<number> {
+  for (let k = 0; k < 100 && pty.commandPid() === undefined; k++) await sleep(20);
+  return pty.commandPid() as number;
+}
+
+/** Every child of the helper seen while sampling every 50 ms for `forMs`. */
+async function helperChildrenOver(helper: number, forMs: number): Promise<Set<number>> {
+  const seen = new Set<number>();
+  for (let at = 0; at < forMs; at += 50) {
+    for (const pid of readChildPids(helper)) seen.add(pid);
+    await sleep(50);
+  }
+  return seen;
+}
+
+describe('job-control helper with the agent stopped from outside', () => {
+  it('starts nothing while the agent stays stopped, and resumes it in the foreground once continued', async () => {
+    const pty = spawnAgent('echo READY; read line; echo "got $line"');
+    let text = '';
+    pty.onData((chunk) => {
+      text += chunk.toString();
+    });
+    const agent = await agentOf(pty);
+    process.kill(agent, 'SIGSTOP');
+    await sleep(500); // the helper takes the terminal back and settles into its wait
+
+    const children = await helperChildrenOver(pty.pid, 1500);
+    const stateWhileStopped = readProcStat(agent)?.state;
+    process.kill(agent, 'SIGCONT');
+    await sleep(500);
+    pty.write('back\r');
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(stateWhileStopped).toBe('T');
+    // The agent and the one sleeper the helper waits on; no polling processes came and went.
+    expect(children.size).toBe(2);
+    expect(children.has(agent)).toBe(true);
+    expect(text).toContain('got back');
+    expect(exit.code).toBe(0);
+  });
+
+  it('passes on the exit of an agent killed while stopped', async () => {
+    const pty = spawnAgent('echo READY; sleep 100');
+    const agent = await agentOf(pty);
+    process.kill(agent, 'SIGSTOP');
+    await sleep(500);
+
+    process.kill(agent, 'SIGKILL');
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(exit.code).toBe(137);
+  });
+});
