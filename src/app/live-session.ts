@@ -132,6 +132,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       probe = createProcessProbe(pid);
     }
     lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
+    // Recorded so replay sees the CPU this tick saw (core/recorded-evidence).
+    const sampled = lastSample;
+    toRecorder((r) => r.processSample(sampled.evidence, sampled.atMs));
     return lastSample.evidence;
   };
 
@@ -354,6 +357,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
         ack: () => ({ changed: detector.ack() }),
         report: (params) => {
           const reply = reporter.handle(params);
+          toRecorder((r) => r.report(params));
           // Evaluate at once (a reported blocker must not wait for the 1 Hz floor), and republish
           // the record: identity and metadata may have changed.
           detector.noteReport();
