@@ -7,6 +7,7 @@
  * skip codes they do not know), `data` being a JSON object in a string. Pure: the recorder and
  * replay hand times and values in.
  */
+import { slimPayload } from './gating.js';
 import type { ChildProcess, ProcessEvidence } from './types.js';
 
 /** One /proc sample of the agent's tree, written when the live loop takes a fresh one. */
@@ -21,7 +22,8 @@ export const EVIDENCE_CODES: ReadonlySet<string> = new Set([PROCESS_SAMPLE_CODE,
 
 /**
  * A report as recorded: the request's own fields minus `sentAtMs` (a wall time, meaningless in
- * replay), plus how long it took to arrive, which gating judges staleness by.
+ * replay) and with the payload slimmed, plus how long it took to arrive (gating judges
+ * staleness by it).
  */
 export interface RecordedReport {
   readonly params: Readonly<Record<string, unknown>>;
@@ -76,7 +78,11 @@ export function decodeProcessSample(data: string, atMs: number): ProcessEvidence
  * `sentAtMs` in the request becomes the delivery time gating saw.
  */
 export function encodeReport(params: Readonly<Record<string, unknown>>, receivedWallMs: number): string {
-  const { sentAtMs, ...rest } = params;
+  const { sentAtMs, payload: fullPayload, ...others } = params;
+  // Only the payload fields gating reads are kept (as the reporter does): a reporter other than
+  // `agentwrap report` may send a whole hook payload, with the prompt or a command line in it.
+  const payload = slimPayload(fullPayload);
+  const rest = payload === undefined ? others : { ...others, payload };
   const deliveryMs = typeof sentAtMs === 'number' && Number.isFinite(sentAtMs) ? Math.max(0, Math.round(receivedWallMs - sentAtMs)) : undefined;
   return JSON.stringify(deliveryMs === undefined ? { params: rest } : { params: rest, deliveryMs });
 }

@@ -105,3 +105,12 @@ describe('decodeRecording with evidence lines', () => {
     }
   });
 });
+
+describe('report lines keep only what gating reads', () => {
+  it('drop a whole hook payload down to its identifying fields', () => {
+    const full = { event: 'UserPromptSubmit', payload: { hook_event_name: 'UserPromptSubmit', prompt: 'my password is hunter2', session_id: 'abc' } };
+    const data = encodeReport(full, 0);
+    expect(data).not.toContain('hunter2');
+    expect(decodeReport(data)).toEqual({ params: { event: 'UserPromptSubmit', payload: { hook_event_name: 'UserPromptSubmit', session_id: 'abc' } } });
+  });
+});
