@@ -21,6 +21,8 @@ export const HABITATS = {
 };
 
 const POLL_MS = 10;
+/** A tmux client per check costs a process spawn: the server is checked once a second. */
+const SERVER_CHECK_EVERY = 100;
 let serverCount = 0;
 
 function tmux(socket, ...args) {
@@ -89,12 +91,14 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
     closeSync(fd);
     for (const listener of exitListeners) listener({ exitCode, signal: undefined });
   };
+  let polls = 0;
   const poll = () => {
     drain();
     if (existsSync(files.exit)) {
       const code = Number.parseInt(readFileSync(files.exit, 'utf8'), 10);
       finish(Number.isFinite(code) ? code : -1);
-    } else if (spawnSync('tmux', ['-L', socket, 'has-session', '-t', 'e2e'], { stdio: 'ignore' }).status !== 0) {
+    } else if (++polls % SERVER_CHECK_EVERY === 0 && spawnSync('tmux', ['-L', socket, 'has-session', '-t', 'e2e'], { stdio: 'ignore' }).status !== 0) {
+      // The script writes the exit file; a server gone without it was killed under us.
       finish(-1);
     }
   };
