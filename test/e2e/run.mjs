@@ -41,6 +41,7 @@ function parseArgs(argv) {
     else if (a === '--first-screen-runs') o.firstScreenRuns = Number(val());
     else if (a === '--no-netns') o.netns = false;
     else if (a === '--md-only') o.mdOnly = true;
+    else if (a === '--since') o.since = val();
     else if (a === '--help' || a === '-h') { console.log(usage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}\n${usage()}`);
   }
@@ -53,7 +54,8 @@ function parseArgs(argv) {
 
 function usage() {
   return `usage: npm run e2e -- [--agent A,B] [--scenario S,T] [--habitat H,I] [--hooks on,off] [--size 120x40]
-                      [--first-screen-runs N] [--no-netns] [--md-only]
+                      [--first-screen-runs N] [--no-netns] [--md-only] [--since ISO-DATE]
+--since skips cells whose stored result is newer (to resume a run cut into batches)
 agents: ${AGENT_NAMES.join(', ')}   scenarios: ${SCENARIO_NAMES.join(', ')} (default ${DEFAULT_SCENARIOS.join(',')})
 habitats: ${Object.keys(HABITATS).join(', ')}   --first-screen-runs 0 skips the first-screen timing`;
 }
@@ -224,11 +226,13 @@ async function main() {
     for (const agent of o.agents) {
       const inst = installed[agent];
       for (const habitat of o.habitats) {
+        const todo = o.hooks.filter((hooks) => !isDoneSince(agent, habitat, hooks, o.since));
+        if (todo.length === 0) { console.log(`skip ${agent} ${habitat}: done since ${o.since}`); continue; }
         const baseDir = join(E2E_ROOT(), 'runs', stamp, agent, habitat);
         mkdirSync(baseDir, { recursive: true });
         const fs = o.firstScreenRuns > 0 ? await firstScreen({ agent, habitat, size: o.size, inst, main: snapshot.main, dir: baseDir, runs: o.firstScreenRuns }) : null;
         if (fs) console.log(`first screen ${agent} ${habitat}: bare ${fs.summary.bare.paintMs} ms, hooks on ${fs.summary['hooks-on'].paintMs} ms, hooks off ${fs.summary['hooks-off'].paintMs} ms (medians of ${o.firstScreenRuns})`);
-        for (const hooks of o.hooks) {
+        for (const hooks of todo) {
           const cellDir = join(baseDir, `hooks-${hooks}`);
           mkdirSync(cellDir, { recursive: true });
           const results = [];
@@ -246,7 +250,7 @@ async function main() {
             firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
             scenarios: results.map(({ analysis, ...rest }) => rest),
           };
-          writeFileSync(join(RESULTS_DIR(), `${agent}--${habitat}--hooks-${hooks}.json`), JSON.stringify(cell, null, 2) + '\n');
+          writeFileSync(cellFile(agent, habitat, hooks), JSON.stringify(cell, null, 2) + '\n');
         }
       }
     }
@@ -254,6 +258,15 @@ async function main() {
     rmSync(snapshot.dir, { recursive: true, force: true });
   }
   return writeMarkdown();
+}
+
+function cellFile(agent, habitat, hooks) {
+  return join(RESULTS_DIR(), `${agent}--${habitat}--hooks-${hooks}.json`);
+}
+
+function isDoneSince(agent, habitat, hooks, since) {
+  if (since === undefined || !existsSync(cellFile(agent, habitat, hooks))) return false;
+  return JSON.parse(readFileSync(cellFile(agent, habitat, hooks), 'utf8')).date >= since;
 }
 
 function writeMarkdown() {
