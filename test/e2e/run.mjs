@@ -65,7 +65,7 @@ const RESULTS_DIR = () => join(E2E_ROOT(), 'results');
 const INSIDE = process.env.AGENTWRAP_E2E_NETNS === '1';
 
 /** The dist modules the harness scores and replays with (the snapshot's, like the recording). */
-async function loadAgentwrap(main) {
+export async function loadAgentwrap(main) {
   const src = dirname(dirname(main));
   const load = (p) => import(pathToFileURL(join(src, p)).href);
   const [score, labels, recordings, replay, registry] = await Promise.all([
@@ -129,19 +129,25 @@ async function runOne({ agent, scenario, habitat, hooks, size, inst, main, aw, c
   const out = { scenario, ok: r.ok, error: r.error ?? null, seconds: Math.round((Date.now() - t0) / 1000), exitCode, crash: crashSigns(stderr, exitCode), stderr: stderr.slice(0, 2000), eventsStderr: eventsStderr.slice(0, 500), events: collector.events.length };
   if (!r.ok) return { ...out, runDir: r.runDir };
 
-  const castPath = r.castPath;
+  return { ...out, ...(await scoreRun({ aw, agent, castPath: r.castPath, events: collector.events, castStartWall: r.castStartWall, meta: r.meta })) };
+}
+
+/**
+ * What was published live, scored against the run's labels, and the run's recording replayed
+ * and compared with it. `meta` is the lab's meta (its driver events give the exit keystroke).
+ */
+export async function scoreRun({ aw, agent, castPath, events, castStartWall, meta }) {
   const loaded = aw.recordings.readRecordingFile(castPath);
   const durationS = loaded.recording.events.at(-1)?.t ?? 0;
-  const published = eventsToTransitions(collector.events, r.castStartWall);
-  const input = { file: castPath, agent, labels: loaded.labels, published, durationS };
-  const analysis = aw.score.analyzeRecording(input);
-  const exitMark = r.meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  const published = eventsToTransitions(events, castStartWall);
+  const analysis = aw.score.analyzeRecording({ file: castPath, agent, labels: loaded.labels, published, durationS });
+  const exitMark = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
   const registry = aw.registry.loadDefaultRegistry({});
   const { pack } = aw.recordings.packForRecording(registry, loaded, undefined);
   const replayed = await aw.replay.replayRecording(loaded.recording, { pack });
   const replay = compareLiveReplay(published, replayed.transitions, exitMark);
   const evidenceLines = loaded.recording.events.filter((e) => e.kind.startsWith('agentwrap.')).length;
-  return { ...out, castPath, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+  return { castPath, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
 }
 
 /** Time from the keystroke that starts the CLI to its first byte and its first paint (readyBytes). */
@@ -277,4 +283,6 @@ function writeMarkdown() {
   return 0;
 }
 
-main().then((code) => process.exit(code), (err) => { console.error(`[e2e] ${err?.stack ?? err}`); process.exit(2); });
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().then((code) => process.exit(code), (err) => { console.error(`[e2e] ${err?.stack ?? err}`); process.exit(2); });
+}
