@@ -122,7 +122,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     // `claude "fix the tests"`: the start-up work answers that prompt, so it can end in done.
     hasCommandLinePrompt: hasCommandLinePrompt(sourceCli, options.args),
     packs: packSource,
-    processes: createProcessSource(() => launched.agentPid()),
+    // Each fresh sample is recorded, so replay sees the CPU this tick saw (core/recorded-evidence).
+    processes: createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs)),
     reports: (nowMs) => reporter.evidence(nowMs),
     onWarning: warn,
     onChange: (state, entry) => publisher.onChange(state, entry),
@@ -173,7 +174,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     agentVersion,
     versionNote,
     nowMs: () => clock.nowMs(),
-    onReport: () => {
+    onReport: (params) => {
+      // Recorded so replay feeds the same report back (core/recorded-evidence).
+      recording.report(params);
       // Evaluate at once, and republish the record: identity and metadata may have changed.
       loop.poke();
       publisher.publish(detector.state);

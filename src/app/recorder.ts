@@ -7,7 +7,9 @@
  */
 import { close, closeSync, constants, fchmod, fstat, open, write, writeSync } from 'node:fs';
 import type { Clock } from '../adapters/clock.js';
+import { encodeProcessSample, encodeReport, PROCESS_SAMPLE_CODE, REPORT_CODE } from '../core/recorded-evidence.js';
 import { createCastEncoder } from '../core/recording.js';
+import type { ProcessEvidence } from '../core/types.js';
 
 /**
  * The most text that may wait for the disk. Past this the disk is not keeping up with the agent,
@@ -42,6 +44,10 @@ export interface Recorder {
   input(chunk: Uint8Array): void;
   resize(cols: number, rows: number): void;
   marker(label: string): void;
+  /** A fresh /proc sample the live loop took at `atMs` (clock time), so replay can feed it back. */
+  processSample(evidence: ProcessEvidence, atMs: number): void;
+  /** A reporter (hook/plugin) request as the session received it, so replay can feed it back. */
+  report(params: Readonly<Record<string, unknown>>): void;
   /** Writes what is queued (and any held-back partial character) and closes the file. Idempotent. */
   close(): Promise<void>;
   /**
@@ -89,6 +95,8 @@ export async function createRecorder(path: string, options: RecorderOptions): Pr
     },
     resize: (cols, rows) => writer.enqueue(encoder.resize(seconds(), cols, rows)),
     marker: (label) => writer.enqueue(encoder.marker(seconds(), label)),
+    processSample: (evidence, atMs) => writer.enqueue(encoder.evidence((atMs - startMs) / 1000, PROCESS_SAMPLE_CODE, encodeProcessSample(evidence))),
+    report: (params) => writer.enqueue(encoder.evidence(seconds(), REPORT_CODE, encodeReport(params, options.clock.wallMs()))),
     close: () => writer.close(finish),
     closeSync: () => writer.closeSync(finish),
   };

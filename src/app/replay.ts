@@ -7,12 +7,13 @@
 import { manualClock } from '../adapters/clock.js';
 import { createScreen, type Screen } from '../adapters/screen/index.js';
 import type { Recording } from '../core/recording.js';
-import { parseResize, recordingDuration } from '../core/recording.js';
+import { commandBasename, parseResize, recordingDuration } from '../core/recording.js';
 import type { PublishedTransition } from '../core/score.js';
 import type { TickLogEntry } from '../core/tick-log.js';
 import type { AgentState } from '../core/types.js';
 import type { LoadedPack } from './pack-registry.js';
-import { DetectorSession, NO_PROCESS_SAMPLE } from './session.js';
+import { createReplayEvidence, isEvidenceEvent } from './replay-evidence.js';
+import { DetectorSession } from './session.js';
 
 /** How long after the last event replay keeps ticking, so holds and deadlines can resolve. */
 export const REPLAY_TAIL_MS = 3000;
@@ -53,11 +54,17 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   const warnings: string[] = [];
   const transitions: PublishedTransition[] = [];
   let last: { state: AgentState; stuck: boolean } | undefined;
+  const evidence = createReplayEvidence(recording, {
+    clock,
+    sessionAgent: options.pack?.agent ?? commandBasename(recording.header.command ?? '') ?? 'unknown',
+    hasPack: () => options.pack !== undefined,
+  });
   const session = new DetectorSession({
     clock,
     screen,
     packs: () => options.pack,
-    processes: NO_PROCESS_SAMPLE,
+    processes: evidence.processes,
+    ...(evidence.reports === undefined ? {} : { reports: evidence.reports }),
     onWarning: (message) => warnings.push(message),
   });
   const inspections = [...(options.inspectAtS ?? [])].sort((a, b) => a - b);
@@ -111,6 +118,16 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
     for (const event of recording.events) {
       typeUntil(event.t);
       const atMs = event.t * 1000;
+      if (isEvidenceEvent(event)) {
+        // A sample was taken by a live tick: ticks before it see the previous one, and the
+        // tick at its time (forced, as live ticked then) sees it. A report is evaluated at once.
+        runUntil(atMs, false);
+        clock.advanceTo(atMs);
+        const next = evidence.apply(event);
+        if (next === 'tick-now') recordTick(session.evaluate().entry);
+        if (next === 'report') session.noteReport();
+        continue;
+      }
       runUntil(atMs, true);
       clock.advanceTo(atMs);
       switch (event.kind) {

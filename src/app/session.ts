@@ -57,6 +57,8 @@ export class DetectorSession {
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
   private lastReportAtMs: number | undefined;
+  /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
+  private isReportPending = false;
   private exit: ExitEvidence | undefined;
   private lastTickAtMs: number | undefined;
   private pack: LoadedPack | undefined;
@@ -116,6 +118,7 @@ export class DetectorSession {
   /** A reporter event arrived: evaluate at the next opportunity instead of waiting for the tick floor. */
   noteReport(): void {
     this.lastReportAtMs = this.options.clock.nowMs();
+    this.isReportPending = true;
   }
 
   noteExit(code: number, signal: number | undefined): void {
@@ -160,7 +163,9 @@ export class DetectorSession {
     if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
       due.push(this.lastInputAtMs + QUIET_RECHECK_MS);
     }
-    if (this.lastReportAtMs !== undefined && this.lastReportAtMs >= this.lastTickAtMs) due.push(this.lastReportAtMs);
+    // Pending, not "at or after the last tick": on replay's manual clock a tick at the report's
+    // own time has seen it, and comparing times would make that tick due forever.
+    if (this.isReportPending && this.lastReportAtMs !== undefined) due.push(this.lastReportAtMs);
     if (this.exit !== undefined && !this.isExitEvaluated) due.push(this.exit.atMs);
     const wake = nextWakeMs(this.detector, this.lastTickAtMs);
     if (wake !== undefined) due.push(wake);
@@ -174,6 +179,7 @@ export class DetectorSession {
   evaluate(): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
     const nowMs = this.options.clock.nowMs();
     this.lastTickAtMs = nowMs;
+    this.isReportPending = false;
     try {
       const pack = this.options.packs(nowMs);
       const isPackSwapped = pack !== this.pack;

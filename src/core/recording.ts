@@ -8,9 +8,13 @@
  * event times are intervals since the previous event, `x` carries the exit code, lines starting
  * with `#` are comments, unknown codes are ignored.
  */
+import { checkEvidenceData, EVIDENCE_CODES, type EvidenceEventCode } from './recorded-evidence.js';
 
-/** `o` output, `i` input, `r` resize ("COLSxROWS"), `m` marker, `x` exit code (v3 only). */
-export type RecordingEventKind = 'o' | 'i' | 'r' | 'm' | 'x';
+/**
+ * `o` output, `i` input, `r` resize ("COLSxROWS"), `m` marker, `x` exit code (v3 only), and
+ * agentwrap's evidence lines: /proc samples and reporter events (core/recorded-evidence).
+ */
+export type RecordingEventKind = 'o' | 'i' | 'r' | 'm' | 'x' | EvidenceEventCode;
 
 export interface RecordingEvent {
   /** Seconds since the start of the recording, non-decreasing across a recording. */
@@ -160,6 +164,8 @@ export interface CastEncoder {
   input(seconds: number, bytes: Uint8Array): string;
   resize(seconds: number, cols: number, rows: number): string;
   marker(seconds: number, label: string): string;
+  /** A /proc sample or reporter event line; `data` from core/recorded-evidence's encoders. */
+  evidence(seconds: number, code: EvidenceEventCode, data: string): string;
   /** Lines for bytes still held back by the decoders (as U+FFFD); call once at close. */
   finish(seconds: number): string;
 }
@@ -183,11 +189,12 @@ export function createCastEncoder(): CastEncoder {
     input: (seconds, bytes) => text(seconds, 'i', inputDecoder.decode(bytes)),
     resize: (seconds, cols, rows) => line(seconds, 'r', formatResize(cols, rows)),
     marker: (seconds, label) => line(seconds, 'm', label),
+    evidence: (seconds, code, data) => line(seconds, code, data),
     finish: (seconds) => text(seconds, 'o', outputDecoder.flush()) + text(seconds, 'i', inputDecoder.flush()),
   };
 }
 
-const KNOWN_KINDS: ReadonlySet<string> = new Set(['o', 'i', 'r', 'm', 'x']);
+const KNOWN_KINDS: ReadonlySet<string> = new Set(['o', 'i', 'r', 'm', 'x', ...EVIDENCE_CODES]);
 
 /**
  * Parses a v2 or v3 file into one normalized form. Bad event lines are skipped with a note (a
@@ -242,6 +249,11 @@ export function decodeRecording(text: string, source = 'recording'): Recording {
     if (!KNOWN_KINDS.has(parsed.code)) continue;
     if (parsed.code === 'x' && header.version === 2) {
       notes.push({ line: lineNumber, message: 'exit event "x" in a v2 file kept anyway' });
+    }
+    const evidenceProblem = EVIDENCE_CODES.has(parsed.code) ? checkEvidenceData(parsed.code as EvidenceEventCode, parsed.data) : undefined;
+    if (evidenceProblem !== undefined) {
+      notes.push({ line: lineNumber, message: `${parsed.code}: ${evidenceProblem}; line ignored` });
+      continue;
     }
     events.push({ t, kind: parsed.code as RecordingEventKind, data: parsed.data });
   }

@@ -107,7 +107,7 @@ export async function agentwrapRecordWorks(main = AGENTWRAP_MAIN) {
 }
 
 /** Kills processes left behind by a run (e.g. Codex's app-server daemon), by pid. */
-function killLeftovers(runDir, log) {
+export function killLeftovers(runDir, log) {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let cmd = '';
     let cwd = '';
@@ -244,7 +244,9 @@ export async function runScenario(opts) {
   mock.bus.on('event', onMockEvent);
 
   const startWall = nowMs();
-  const rec = spawnRecorded({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  // opts.spawn (same arguments, same return shape as spawnRecorded) lets another harness run
+  // the session elsewhere, e.g. the e2e run's real tmux pane (test/e2e/tmux-pane.mjs).
+  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
   mark('uncertain', startWall, { why: 'launch' });
   let exited = false;
@@ -460,7 +462,7 @@ export async function runScenario(opts) {
   if (error) {
     log(`[driver] ${name} FAILED; cast kept in ${runDir}, screens in ${join(runDir, 'screens.txt')}`);
     if (existsSync(partial)) renameSync(partial, join(runDir, `${name}.cast`));
-    return { ok: false, error, runDir };
+    return { ok: false, error, runDir, castStartWall, meta };
   }
   // Keep run.log, screens.txt and meta.json for pack authors; drop the heavy HOME and project.
   rmSync(join(runDir, 'home'), { recursive: true, force: true });
@@ -469,5 +471,5 @@ export async function runScenario(opts) {
   writeFileSync(`${base}.labels.jsonl`, labelsToJsonl(labels));
   writeFileSync(`${base}.meta.json`, JSON.stringify(meta, null, 2) + '\n');
   void currentCols; void currentRows;
-  return { ok: true, castPath: `${base}.cast`, labels, runDir, mode: rec.mode };
+  return { ok: true, castPath: `${base}.cast`, labels, runDir, mode: rec.mode, castStartWall, meta };
 }

@@ -23,7 +23,7 @@ export interface ControlHandlerParts {
   readonly versionNote: string | undefined;
   readonly nowMs: () => number;
   /** A report arrived: evaluate at once (a reported blocker must not wait for the 1 Hz floor). */
-  readonly onReport: () => void;
+  readonly onReport: (params: Readonly<Record<string, unknown>>) => void;
 }
 
 export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
@@ -41,7 +41,7 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
     report: (params) => {
       const reply = parts.reporter.handle(params);
       detector.noteReport();
-      parts.onReport();
+      parts.onReport(params);
       return reply;
     },
     subscribe: (emit) => publisher.subscribe(emit),

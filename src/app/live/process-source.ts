@@ -17,7 +17,11 @@ export const PROCESS_SAMPLE_MIN_MS = 900;
  * every process in the agent's tree) is kept to about once a second, the tick floor. The CPU
  * rate it yields needs a window that long anyway (CPU_RATE_MIN_WINDOW_MS).
  */
-export function createProcessSource(agentPid: () => number | undefined, openProbe: (pid: number) => ProcessProbe = createProcessProbe): ProcessSource {
+export function createProcessSource(
+  agentPid: () => number | undefined,
+  onSample: (evidence: ProcessEvidence, atMs: number) => void = () => undefined,
+  openProbe: (pid: number) => ProcessProbe = createProcessProbe,
+): ProcessSource {
   let probe: ProcessProbe | undefined;
   let lastSample: { readonly atMs: number; readonly evidence: ProcessEvidence } | undefined;
   return (nowMs) => {
@@ -30,6 +34,7 @@ export function createProcessSource(agentPid: () => number | undefined, openProb
       probe = openProbe(pid);
     }
     lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
+    onSample(lastSample.evidence, nowMs);
     return lastSample.evidence;
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../adapters/clock.js';
 import { formatCommand, pickRecordedEnv } from '../../core/recording.js';
+import type { ProcessEvidence } from '../../core/types.js';
 import { createRecorder, type Recorder } from '../recorder.js';
 import { describeError } from '../session.js';
 
@@ -25,6 +26,10 @@ export interface RecordingTap {
   output(chunk: Uint8Array): void;
   input(chunk: Uint8Array): void;
   resize(cols: number, rows: number): void;
+  /** A fresh /proc sample the live loop took at `atMs` (clock time). */
+  processSample(evidence: ProcessEvidence, atMs: number): void;
+  /** A reporter (hook/plugin) request as the session received it. */
+  report(params: Readonly<Record<string, unknown>>): void;
   /** Waits for the file to open (or fail), then writes the rest and closes it. */
   close(): Promise<void>;
 }
@@ -34,6 +39,8 @@ export const NO_RECORDING: RecordingTap = {
   output: () => undefined,
   input: () => undefined,
   resize: () => undefined,
+  processSample: () => undefined,
+  report: () => undefined,
   close: () => Promise.resolve(),
 };
 
@@ -71,6 +78,8 @@ export function startRecordingTap(options: RecordingTapOptions, open: typeof cre
     output: (chunk) => toRecorder((r) => r.output(chunk)),
     input: (chunk) => toRecorder((r) => r.input(chunk)),
     resize: (cols, rows) => toRecorder((r) => r.resize(cols, rows)),
+    processSample: (evidence, atMs) => toRecorder((r) => r.processSample(evidence, atMs)),
+    report: (params) => toRecorder((r) => r.report(params)),
     async close() {
       await ready;
       await recorder?.close();

@@ -23,7 +23,7 @@ function fakeProbe(): { open: (pid: number) => { sample(nowMs: number): ProcessE
 describe('createProcessSource', () => {
   it('says the sample is absent (not quiet) until the agent pid is known', () => {
     const probe = fakeProbe();
-    const source = createProcessSource(() => undefined, probe.open);
+    const source = createProcessSource(() => undefined, undefined, probe.open);
 
     expect(source(0)).toEqual({ sampled: false, reason: 'agent pid not known yet' });
     expect(probe.opened).toEqual([]);
@@ -32,7 +32,7 @@ describe('createProcessSource', () => {
   it('samples at most once per PROCESS_SAMPLE_MIN_MS and follows the first pid for good', () => {
     const probe = fakeProbe();
     let pid = 100;
-    const source = createProcessSource(() => pid, probe.open);
+    const source = createProcessSource(() => pid, undefined, probe.open);
 
     source(1_000);
     source(1_000 + PROCESS_SAMPLE_MIN_MS - 1);

@@ -1,0 +1,74 @@
+/** Offline tests of the e2e run's pure parts (the run itself is `npm run e2e`, never `npm test`). */
+import { describe, expect, it } from 'vitest';
+import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
+import { judgeCell, renderE2eMarkdown } from './report.mjs';
+
+const START = 1_796_000_000_000;
+const ev = (dt: number, from: string | null, to: string, winner = 'pack') => ({ t: START + dt, session: 'claude-x', agent: 'claude', from, to, winner, rule_id: null });
+
+describe('eventsToTransitions', () => {
+  it('puts published events on the cast clock, in time order', () => {
+    const out = eventsToTransitions([ev(3200, 'idle', 'working'), ev(900, null, 'idle')], START);
+    expect(out).toEqual([
+      { t: 0.9, state: 'idle', stuck: false, winner: 'pack', rule_id: null },
+      { t: 3.2, state: 'working', stuck: false, winner: 'pack', rule_id: null },
+    ]);
+  });
+});
+
+describe('compareLiveReplay', () => {
+  const tr = (t: number, state: string) => ({ t, state, stuck: false });
+  const live = [tr(0.9, 'idle'), tr(3.2, 'working'), tr(8, 'blocked'), tr(12, 'done')];
+
+  it('accepts the same changes within 250 ms, ignoring a leading unknown and what follows the exit', () => {
+    const replay = [tr(0, 'unknown'), tr(1.0, 'idle'), tr(3.3, 'working'), tr(7.8, 'blocked')];
+    expect(compareLiveReplay(live, replay, 11)).toMatchObject({ ok: true, maxOffsetMs: 200 });
+  });
+
+  it('names a change that differs, one that is missing, and one too far apart', () => {
+    expect(compareLiveReplay(live, [tr(1, 'idle'), tr(3.2, 'blocked')], 11).problem).toBe('change 2: live working at 3.20s, replay blocked at 3.20s');
+    expect(compareLiveReplay(live, [tr(1, 'idle'), tr(3.2, 'working')], 11).problem).toBe('3 live changes, 2 replayed: live has blocked at 8.00s');
+    expect(compareLiveReplay(live, [tr(1, 'idle'), tr(3.2, 'working'), tr(8.4, 'blocked')], 11)).toMatchObject({ ok: false, maxOffsetMs: 400 });
+  });
+});
+
+describe('crashSigns', () => {
+  it('finds the exit crash of issue 14 and not a warning', () => {
+    const crash = [
+      'node:events:497',
+      '      throw er; // Unhandled \'error\' event',
+      'Error: write EIO',
+      '    at afterWriteDispatched (node:internal/stream_base_commons:161:15)',
+    ].join('\n');
+    expect(crashSigns(crash, 1)).toEqual(['stack trace', 'error: Error: write EIO']);
+    expect(crashSigns("agentwrap: could not turn off output post-processing (stty: 'standard input': Input/output error)\n", 0)).toEqual([]);
+    expect(crashSigns('', 134)).toEqual(['exit 134']);
+  });
+});
+
+describe('E2E.md', () => {
+  const score = (accuracy: number, missed: number) => ({ accuracy, missed, spurious_transitions: 0, latency_ms: { p50: 300, p95: 800, max: 900 }, per_state: { blocked: { recall: 1 } } });
+  const cell = {
+    agent: 'claude', habitat: 'tmux', hooks: 'on', version: '2.1.332', date: '2026-12-01T22:00:00Z', command: 'npm run e2e -- --agent claude', tmux: 'tmux 3.3a', node: 'v22',
+    total: score(0.991, 0),
+    firstScreen: { bareMs: 1000, wrappedMs: 1450, runs: 3, timedOut: 0, all: [] },
+    scenarios: [{ scenario: 'simple', ok: true, crash: [], stderr: '', score: score(0.991, 0), replay: { ok: true, maxOffsetMs: 40 }, evidenceLines: 12 }],
+  };
+
+  it('judges each goal of a cell', () => {
+    expect(judgeCell(cell)).toMatchObject({ accuracy: true, blockedRecall: true, missed: true, p95: true, crashOk: true, delta: 450, firstScreen: false, replaySame: 1, replayTotal: 1 });
+  });
+
+  it('writes one row per cell with the date, versions and command', () => {
+    const md = renderE2eMarkdown([cell]);
+    expect(md).toContain('| claude | tmux | on | 1/1 | 99.1% ✓ | 100.0% ✓ | 0 ✓ | 0 ✓ | 800 ms ✓ | 0 ✓ | 1000 → 1450 ms (+450 ms, 3 runs) ✗ | 1/1 ✓ |');
+    expect(md).toContain('claude 2.1.332');
+    expect(md).toContain('`npm run e2e -- --agent claude`');
+  });
+
+  it('takes the middle value as the median', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNull();
+  });
+});

@@ -1,0 +1,8 @@
+// Types for report.mjs (the e2e run is plain .mjs; these let its offline tests type-check).
+export const GOALS: { accuracy: number; blockedRecall: number; spurious: number; missed: number; p95Ms: number; crashes: number; firstScreenMs: number };
+export interface CellVerdict {
+  failedRuns: number; accuracy: boolean; blockedRecall: boolean | null; spurious: boolean; missed: boolean; p95: boolean | null;
+  crashes: number; crashOk: boolean; delta: number | null; firstScreen: boolean | null; replaySame: number; replayTotal: number;
+}
+export function judgeCell(cell: unknown): CellVerdict;
+export function renderE2eMarkdown(cells: readonly unknown[]): string;

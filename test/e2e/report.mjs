@@ -1,0 +1,88 @@
+// E2E.md from the e2e run's cell results (one JSON per CLI × habitat × hooks). Pure: cells in,
+// markdown out, so the table can be rewritten from stored results (`npm run e2e -- --md-only`).
+
+export const GOALS = { accuracy: 0.98, blockedRecall: 1, spurious: 0, missed: 0, p95Ms: 1000, crashes: 0, firstScreenMs: 300 };
+
+const mark = (ok) => (ok === null ? '' : ok ? ' ✓' : ' ✗');
+const pct = (x) => (x === null || x === undefined ? '–' : `${(x * 100).toFixed(1)}%`);
+
+/** The per-cell verdicts against GOALS; null where there is nothing to judge. */
+export function judgeCell(cell) {
+  const t = cell.total;
+  const crashes = cell.scenarios.filter((s) => s.crash.length > 0).length + (cell.firstScreen?.all ?? []).filter((r) => r.crash.length > 0).length;
+  const blockedRecall = t?.per_state?.blocked?.recall ?? null;
+  const delta = cell.firstScreen && cell.firstScreen.bareMs !== null && cell.firstScreen.wrappedMs !== null ? cell.firstScreen.wrappedMs - cell.firstScreen.bareMs : null;
+  const replayed = cell.scenarios.filter((s) => s.replay);
+  return {
+    failedRuns: cell.scenarios.filter((s) => !s.ok).length,
+    accuracy: t ? t.accuracy >= GOALS.accuracy : false,
+    blockedRecall: blockedRecall === null ? null : blockedRecall >= GOALS.blockedRecall,
+    spurious: t ? t.spurious_transitions === GOALS.spurious : false,
+    missed: t ? t.missed === GOALS.missed : false,
+    p95: t && t.latency_ms.p95 !== null ? t.latency_ms.p95 <= GOALS.p95Ms : null,
+    crashes,
+    crashOk: crashes === 0,
+    delta,
+    firstScreen: delta === null ? null : delta <= GOALS.firstScreenMs,
+    replaySame: replayed.filter((s) => s.replay.ok).length,
+    replayTotal: replayed.length,
+  };
+}
+
+export function renderE2eMarkdown(cells) {
+  const lines = [];
+  const dates = cells.map((c) => c.date).sort();
+  const versions = new Map(cells.map((c) => [c.agent, `${c.agent} ${c.version}`]));
+  const commands = [...new Set(cells.map((c) => c.command))];
+  lines.push('# E2E: agentwrap in real tmux panes, live, end to end');
+  lines.push('');
+  lines.push('Written by `npm run e2e` (test/e2e/run.mjs; see docs/capture.md, "The e2e run"). Each row is one');
+  lines.push('CLI × habitat × hooks cell: the pinned CLI wrapped by `agentwrap` in a pane of a fresh tmux server,');
+  lines.push('driven through the capture lab\'s scenarios against the mock model inside `unshare -n`, and what');
+  lines.push('agentwrap published (`agentwrap events`) scored against the lab\'s labels with the scorer `eval`');
+  lines.push('uses. Habitats: `tmux` = a tmux server started without COLORTERM (TERM=tmux-256color, the');
+  lines.push('common case); `tmux-truecolor` = one started with COLORTERM=truecolor.');
+  lines.push('');
+  lines.push(`- Dates: ${dates.length ? `${dates[0]} … ${dates.at(-1)}` : 'no runs yet'}`);
+  lines.push(`- Versions: ${[...versions.values()].join(', ') || '–'}; ${[...new Set(cells.map((c) => `${c.tmux}, node ${c.node}`))].join('; ')}`);
+  lines.push(`- Commands: ${commands.map((c) => `\`${c}\``).join(', ') || '–'}`);
+  lines.push(`- Goal per cell: accuracy ≥ ${GOALS.accuracy * 100}%, blocked recall 100%, 0 spurious, 0 missed, p95 ≤ ${GOALS.p95Ms} ms, 0 crashes, first screen ≤ +${GOALS.firstScreenMs} ms (✓/✗ per column).`);
+  lines.push('');
+  lines.push('| CLI | habitat | hooks | runs ok | accuracy | blocked recall | spurious | missed | p95 latency | crashes | first screen (bare → wrapped, medians) | replay = live |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const c of cells) {
+    const j = judgeCell(c);
+    const t = c.total;
+    const fs = c.firstScreen;
+    const fsText = fs === null ? '–' : `${fs.bareMs} → ${fs.wrappedMs} ms (${j.delta >= 0 ? '+' : ''}${j.delta} ms, ${fs.runs} runs${fs.timedOut ? `, ${fs.timedOut} timed out` : ''})${mark(j.firstScreen)}`;
+    lines.push(
+      `| ${c.agent} | ${c.habitat} | ${c.hooks} | ${c.scenarios.length - j.failedRuns}/${c.scenarios.length} | ${t ? pct(t.accuracy) : '–'}${mark(j.accuracy)} | ${pct(t?.per_state?.blocked?.recall ?? null)}${mark(j.blockedRecall)} | ${t ? t.spurious_transitions : '–'}${mark(j.spurious)} | ${t ? t.missed : '–'}${mark(j.missed)} | ${t?.latency_ms?.p95 ?? '–'} ms${mark(j.p95)} | ${j.crashes}${mark(j.crashOk)} | ${fsText} | ${j.replaySame}/${j.replayTotal}${mark(j.replayTotal === 0 ? null : j.replaySame === j.replayTotal)} |`,
+    );
+  }
+  lines.push('');
+  lines.push('## Per scenario');
+  lines.push('');
+  lines.push('| CLI | habitat | hooks | scenario | result | accuracy | missed | spurious | p95 | evidence lines | replay vs live | stderr |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const c of cells) {
+    for (const s of c.scenarios) {
+      const sc = s.score;
+      const stderr = s.crash.length ? `CRASH: ${s.crash.join('; ')}` : s.stderr.trim() === '' ? '' : s.stderr.trim().split('\n')[0].slice(0, 100).replace(/\|/g, '\\|');
+      const replay = s.replay ? (s.replay.ok ? `same (max ${s.replay.maxOffsetMs} ms)` : s.replay.problem) : '–';
+      lines.push(`| ${c.agent} | ${c.habitat} | ${c.hooks} | ${s.scenario} | ${s.ok ? 'ok' : `FAIL: ${String(s.error).slice(0, 80)}`} | ${sc ? pct(sc.accuracy) : '–'} | ${sc?.missed ?? '–'} | ${sc?.spurious_transitions ?? '–'} | ${sc?.latency_ms?.p95 ?? '–'} | ${s.evidenceLines ?? '–'} | ${String(replay).replace(/\|/g, '\\|')} | ${stderr} |`);
+    }
+  }
+  lines.push('');
+  lines.push('Notes: latency and accuracy are measured from what `agentwrap events` delivered (its `t`), on the');
+  lines.push('cast\'s clock (aligned through the first output byte the pane showed); `stuck` is not in the stream,');
+  lines.push('so it is not scored here. "replay = live": the run\'s own recording (`--record --record-input`, with');
+  lines.push('its /proc and reporter event lines) replayed through `agentwrap eval`\'s pipeline gives the same state');
+  lines.push('changes as were published live, each within 250 ms, up to the driver\'s exit keystroke. First screen:');
+  lines.push('time from the keystroke that starts the command to the CLI\'s first paint (its `readyBytes` of');
+  lines.push('output through `pipe-pane -O`), bare CLI against `agentwrap` with the cell\'s hooks setting.');
+  lines.push('agentwrap\'s stderr goes to a file in these runs (a crash is a stack trace, an `Error` line, a Node');
+  lines.push('assertion, or exit 134/139). Recordings, events and stderr of each run stay under');
+  lines.push('`~/.cache/agentwrap-capture/e2e/runs/`.');
+  lines.push('');
+  return lines.join('\n');
+}

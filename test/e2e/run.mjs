@@ -1,0 +1,288 @@
+#!/usr/bin/env node
+// npm run e2e -- [--agent claude,codex] [--scenario simple,approve,deny] [--habitat tmux,tmux-truecolor]
+//               [--hooks on,off] [--size 120x40] [--first-screen-runs 3] [--no-netns] [--md-only]
+//
+// The live end-to-end acceptance run (issue 14): the pinned CLIs wrapped by `agentwrap` itself
+// in real tmux panes (one tmux server per habitat and run), driven through the capture lab's
+// scenarios against its mock model, inside `unshare -n`. What agentwrap publishes (`agentwrap
+// events`) is scored against the lab's labels with the scorer `eval` uses; each run's recording
+// is replayed and compared with what was published live; agentwrap's stderr and exit status are
+// checked for crashes; and the CLI's first screen is timed bare and wrapped. Cell results go to
+// ~/.cache/agentwrap-capture/e2e/results/, and E2E.md at the repo root is rewritten from every
+// cell there (so a run of one CLI updates its rows and keeps the others).
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { AGENTS, AGENT_NAMES } from '../capture/agents.mjs';
+import { SCENARIO_NAMES } from '../capture/scenarios.mjs';
+import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
+import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
+import { startMock, nowMs } from '../capture/mock.mjs';
+import { seed } from '../capture/seed.mjs';
+import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
+import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
+import { renderE2eMarkdown } from './report.mjs';
+
+const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
+const FIRST_SCREEN_CAP_MS = 40_000;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function parseArgs(argv) {
+  const o = { agents: AGENT_NAMES, scenarios: DEFAULT_SCENARIOS, habitats: Object.keys(HABITATS), hooks: ['on', 'off'], size: [120, 40], firstScreenRuns: 3, netns: true, mdOnly: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
+    if (a === '--agent') o.agents = val().split(',');
+    else if (a === '--scenario') o.scenarios = val().split(',');
+    else if (a === '--habitat') o.habitats = val().split(',');
+    else if (a === '--hooks') o.hooks = val().split(',');
+    else if (a === '--size') o.size = val().split('x').map(Number);
+    else if (a === '--first-screen-runs') o.firstScreenRuns = Number(val());
+    else if (a === '--no-netns') o.netns = false;
+    else if (a === '--md-only') o.mdOnly = true;
+    else if (a === '--since') o.since = val();
+    else if (a === '--help' || a === '-h') { console.log(usage()); process.exit(0); }
+    else throw new Error(`unknown argument ${a}\n${usage()}`);
+  }
+  for (const a of o.agents) if (!AGENTS[a]) throw new Error(`unknown agent ${a} (known: ${AGENT_NAMES.join(', ')})`);
+  for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
+  for (const h of o.habitats) if (!HABITATS[h]) throw new Error(`unknown habitat ${h} (known: ${Object.keys(HABITATS).join(', ')})`);
+  for (const h of o.hooks) if (h !== 'on' && h !== 'off') throw new Error(`--hooks takes on, off or on,off`);
+  return o;
+}
+
+function usage() {
+  return `usage: npm run e2e -- [--agent A,B] [--scenario S,T] [--habitat H,I] [--hooks on,off] [--size 120x40]
+                      [--first-screen-runs N] [--no-netns] [--md-only] [--since ISO-DATE]
+--since skips cells whose stored result is newer (to resume a run cut into batches)
+agents: ${AGENT_NAMES.join(', ')}   scenarios: ${SCENARIO_NAMES.join(', ')} (default ${DEFAULT_SCENARIOS.join(',')})
+habitats: ${Object.keys(HABITATS).join(', ')}   --first-screen-runs 0 skips the first-screen timing`;
+}
+
+export const E2E_ROOT = () => join(cacheRoot(), 'e2e');
+const RESULTS_DIR = () => join(E2E_ROOT(), 'results');
+const INSIDE = process.env.AGENTWRAP_E2E_NETNS === '1';
+
+/** The dist modules the harness scores and replays with (the snapshot's, like the recording). */
+export async function loadAgentwrap(main) {
+  const src = dirname(dirname(main));
+  const load = (p) => import(pathToFileURL(join(src, p)).href);
+  const [score, labels, recordings, replay, registry] = await Promise.all([
+    load('core/score.js'), load('core/labels.js'), load('app/recordings.js'), load('app/replay.js'), load('app/pack-registry.js'),
+  ]);
+  return { score, labels, recordings, replay, registry };
+}
+
+/** Runs `agentwrap events` against `stateDir`, collecting its NDJSON lines until stopped. */
+function collectEvents(main, stateDir) {
+  const events = [];
+  const child = spawn(process.execPath, [main, 'events'], { env: { ...process.env, AGENT_STATUS_DIR: stateDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let pending = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    pending += d;
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      try { events.push(JSON.parse(line)); } catch { stderr += `bad events line: ${line}\n`; }
+    }
+  });
+  child.stderr.on('data', (d) => { stderr += d; });
+  return {
+    events,
+    stop: async () => {
+      await sleep(300);
+      child.kill('SIGINT');
+      await Promise.race([new Promise((r) => child.once('exit', r)), sleep(2000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      return stderr;
+    },
+  };
+}
+
+/** One scenario in one cell: drive, score what was published, replay, look for crashes. */
+async function runOne({ agent, scenario, habitat, hooks, size, inst, main, aw, cellDir }) {
+  const [cols, rows] = size;
+  const stateDir = mkdtempSync('/tmp/e2e-state-');
+  const files = paneFiles(cellDir, `${scenario}-${cols}x${rows}`);
+  const paneRef = {};
+  const spawnInPane = ({ agentwrapMain, agentName, agentBin, args, env, cwd, cols: c, rows: r, castPath }) => {
+    const argv = [process.execPath, agentwrapMain, ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
+    const paneEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
+    const { proc, go } = startPane({ argv, env: paneEnv, cwd, cols: c, rows: r, habitat, files });
+    paneRef.proc = proc;
+    go();
+    return { proc, mode: 'agentwrap-tmux', onData() {}, onResize() {}, close() {} };
+  };
+  const collector = collectEvents(main, stateDir);
+  await sleep(500); // let the events stream start watching before the session exists
+  const t0 = Date.now();
+  const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: cellDir, recorder: 'agentwrap', agentwrapMain: main, netns: INSIDE, spawn: spawnInPane, log: () => {} });
+  const eventsStderr = await collector.stop();
+  paneRef.proc?.close();
+  const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
+  const exitCode = existsSync(files.exit) ? Number.parseInt(readFileSync(files.exit, 'utf8'), 10) : null;
+  writeFileSync(join(cellDir, `${scenario}-${cols}x${rows}.events.ndjson`), collector.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  rmSync(stateDir, { recursive: true, force: true });
+  const out = { scenario, ok: r.ok, error: r.error ?? null, seconds: Math.round((Date.now() - t0) / 1000), exitCode, crash: crashSigns(stderr, exitCode), stderr: stderr.slice(0, 2000), eventsStderr: eventsStderr.slice(0, 500), events: collector.events.length };
+  if (!r.ok) return { ...out, runDir: r.runDir };
+
+  return { ...out, ...(await scoreRun({ aw, agent, castPath: r.castPath, events: collector.events, castStartWall: r.castStartWall, meta: r.meta })) };
+}
+
+/**
+ * What was published live, scored against the run's labels, and the run's recording replayed
+ * and compared with it. `meta` is the lab's meta (its driver events give the exit keystroke).
+ */
+export async function scoreRun({ aw, agent, castPath, events, castStartWall, meta }) {
+  const loaded = aw.recordings.readRecordingFile(castPath);
+  const durationS = loaded.recording.events.at(-1)?.t ?? 0;
+  const published = eventsToTransitions(events, castStartWall);
+  const analysis = aw.score.analyzeRecording({ file: castPath, agent, labels: loaded.labels, published, durationS });
+  const exitMark = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  const registry = aw.registry.loadDefaultRegistry({});
+  const { pack } = aw.recordings.packForRecording(registry, loaded, undefined);
+  const replayed = await aw.replay.replayRecording(loaded.recording, { pack });
+  const replay = compareLiveReplay(published, replayed.transitions, exitMark);
+  const evidenceLines = loaded.recording.events.filter((e) => e.kind.startsWith('agentwrap.')).length;
+  return { castPath, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+}
+
+/** Time from the keystroke that starts the CLI to its first byte and its first paint (readyBytes). */
+async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index }) {
+  const profile = AGENTS[agent];
+  const paintBytes = profile.readyBytes ?? 200;
+  const runDir = mkdtempSync(join(dir, `fs-${mode}-${index}-`));
+  const mock = await startMock({});
+  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, version: inst.version });
+  const stateDir = mkdtempSync('/tmp/e2e-state-');
+  const argv = mode === 'bare' ? [inst.bin, ...profile.args] : [process.execPath, main, ...(mode === 'hooks-off' ? ['--no-hooks'] : []), profile.bin, ...profile.args];
+  const env = { ...seeded.env, PATH: `${dirname(inst.bin)}:${seeded.env.PATH}`, AGENT_STATUS_DIR: stateDir };
+  const files = paneFiles(runDir, 'fs');
+  const { proc, go } = startPane({ argv, env, cwd: seeded.cwd, cols: size[0], rows: size[1], habitat, files });
+  let bytes = 0;
+  let firstByteAt;
+  let paintAt;
+  proc.onData((d) => {
+    const t = nowMs();
+    firstByteAt ??= t;
+    bytes += Buffer.byteLength(d);
+    if (bytes >= paintBytes) paintAt ??= t;
+  });
+  const start = go();
+  while (paintAt === undefined && nowMs() - start < FIRST_SCREEN_CAP_MS) await sleep(10);
+  const screen = proc.capture();
+  proc.close();
+  await mock.close();
+  await sleep(200);
+  killLeftovers(runDir, () => {});
+  const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
+  rmSync(runDir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
+  return {
+    mode,
+    firstByteMs: firstByteAt === undefined ? null : Math.round(firstByteAt - start),
+    paintMs: paintAt === undefined ? null : Math.round(paintAt - start),
+    crash: crashSigns(stderr, null),
+    screenLines: screen.split('\n').filter((l) => l.trim() !== '').length,
+  };
+}
+
+/** Bare, wrapped with hooks and wrapped without, interleaved run by run so load drifts evenly. */
+async function firstScreen({ agent, habitat, size, inst, main, dir, runs }) {
+  const modes = ['bare', 'hooks-on', 'hooks-off'];
+  const all = [];
+  for (let i = 0; i < runs; i++) for (const mode of modes) all.push(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index: i }));
+  const summary = {};
+  for (const mode of modes) {
+    const xs = all.filter((x) => x.mode === mode);
+    summary[mode] = { paintMs: median(xs.map((x) => x.paintMs ?? FIRST_SCREEN_CAP_MS)), firstByteMs: median(xs.map((x) => x.firstByteMs ?? FIRST_SCREEN_CAP_MS)), runs: xs.map((x) => x.paintMs), timedOut: xs.filter((x) => x.paintMs === null).length };
+  }
+  return { runs: all, summary };
+}
+
+function cellSummary(aw, results) {
+  const analyses = results.filter((r) => r.analysis).map((r) => r.analysis);
+  return analyses.length === 0 ? null : aw.score.summarize(analyses);
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.mdOnly) return writeMarkdown();
+  if (!INSIDE) {
+    const installed = {};
+    for (const a of o.agents) installed[a] = ensureInstalled(a);
+    const env = { ...process.env, AGENTWRAP_CAPTURE_INSTALLED: JSON.stringify(installed) };
+    if (o.netns && spawnSync('unshare', ['-n', 'true']).status === 0) {
+      const r = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...env, AGENTWRAP_E2E_NETNS: '1' } });
+      return r.status ?? 1;
+    }
+    if (o.netns) console.error('[e2e] unshare -n unavailable: running without a network namespace');
+    process.env.AGENTWRAP_CAPTURE_INSTALLED = env.AGENTWRAP_CAPTURE_INSTALLED;
+  }
+  if (!existsSync(AGENTWRAP_MAIN)) throw new Error(`${AGENTWRAP_MAIN} missing: npm run build first`);
+  const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
+  const snapshot = snapshotAgentwrap();
+  const aw = await loadAgentwrap(snapshot.main);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  mkdirSync(RESULTS_DIR(), { recursive: true });
+  try {
+    for (const agent of o.agents) {
+      const inst = installed[agent];
+      for (const habitat of o.habitats) {
+        const todo = o.hooks.filter((hooks) => !isDoneSince(agent, habitat, hooks, o.since));
+        if (todo.length === 0) { console.log(`skip ${agent} ${habitat}: done since ${o.since}`); continue; }
+        const baseDir = join(E2E_ROOT(), 'runs', stamp, agent, habitat);
+        mkdirSync(baseDir, { recursive: true });
+        const fs = o.firstScreenRuns > 0 ? await firstScreen({ agent, habitat, size: o.size, inst, main: snapshot.main, dir: baseDir, runs: o.firstScreenRuns }) : null;
+        if (fs) console.log(`first screen ${agent} ${habitat}: bare ${fs.summary.bare.paintMs} ms, hooks on ${fs.summary['hooks-on'].paintMs} ms, hooks off ${fs.summary['hooks-off'].paintMs} ms (medians of ${o.firstScreenRuns})`);
+        for (const hooks of todo) {
+          const cellDir = join(baseDir, `hooks-${hooks}`);
+          mkdirSync(cellDir, { recursive: true });
+          const results = [];
+          for (const scenario of o.scenarios) {
+            const r = await runOne({ agent, scenario, habitat, hooks, size: o.size, inst, main: snapshot.main, aw, cellDir });
+            results.push(r);
+            const s = r.score;
+            console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${agent} ${habitat} hooks-${hooks} ${scenario} ${r.seconds}s` + (s ? ` acc=${s.accuracy} missed=${s.missed} spurious=${s.spurious_transitions} p95=${s.latency_ms.p95} replay=${r.replay.ok ? 'same' : r.replay.problem}` : ` ${r.error}`) + (r.crash.length ? ` CRASH ${r.crash.join('; ')}` : ''));
+          }
+          const cell = {
+            agent, habitat, hooks, version: inst.version, reported: inst.reported, date: new Date().toISOString(), size: o.size,
+            command: `npm run e2e -- ${process.argv.slice(2).join(' ')}`.trim(),
+            tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, recordings: cellDir,
+            total: cellSummary(aw, results),
+            firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
+            scenarios: results.map(({ analysis, ...rest }) => rest),
+          };
+          writeFileSync(cellFile(agent, habitat, hooks), JSON.stringify(cell, null, 2) + '\n');
+        }
+      }
+    }
+  } finally {
+    rmSync(snapshot.dir, { recursive: true, force: true });
+  }
+  return writeMarkdown();
+}
+
+function cellFile(agent, habitat, hooks) {
+  return join(RESULTS_DIR(), `${agent}--${habitat}--hooks-${hooks}.json`);
+}
+
+function isDoneSince(agent, habitat, hooks, since) {
+  if (since === undefined || !existsSync(cellFile(agent, habitat, hooks))) return false;
+  return JSON.parse(readFileSync(cellFile(agent, habitat, hooks), 'utf8')).date >= since;
+}
+
+function writeMarkdown() {
+  const dir = RESULTS_DIR();
+  const cells = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))) : [];
+  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells));
+  console.log(`E2E.md: ${cells.length} cells from ${dir}`);
+  return 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().then((code) => process.exit(code), (err) => { console.error(`[e2e] ${err?.stack ?? err}`); process.exit(2); });
+}
