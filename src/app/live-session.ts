@@ -30,6 +30,7 @@ import { openSessionStore, sweepStaleRecords, type SessionStore } from './sessio
 import { DetectorSession, describeError } from './session.js';
 import { Reporter } from './reporter.js';
 import { formatCommand, pickRecordedEnv } from '../core/recording.js';
+import { StateHistory } from '../core/state-history.js';
 
 /**
  * A title change alone (no state change) is republished at most this often: spinner titles
@@ -136,6 +137,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   };
 
   const subscribers = new Set<(event: StateChangeEvent) => void>();
+  // The last hour of transitions, bounded, for the dashboard's timelines (control `history`).
+  const history = new StateHistory(startedWallMs);
   let lastPublishedState: AgentState | undefined;
   let store: SessionStore | undefined;
   let control: ControlServer | undefined;
@@ -203,6 +206,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
         rule_id: state.session.ruleId ?? null,
       };
       lastPublishedState = to;
+      history.add({ t: event.t, to });
       for (const emit of subscribers) emit(event);
       options.onStateChange?.(event, entry);
       if (to === 'blocked' || to === 'done') notify(to, entry);
@@ -352,6 +356,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
           state: detector.state.session,
         }),
         ack: () => ({ changed: detector.ack() }),
+        history: () => ({ key, agent: sourceCli, now: clock.wallMs(), ...history.snapshot(clock.wallMs()) }),
         report: (params) => {
           const reply = reporter.handle(params);
           // Evaluate at once (a reported blocker must not wait for the 1 Hz floor), and republish

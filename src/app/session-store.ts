@@ -193,7 +193,8 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
       const stats = lstatSync(heartbeatPath, { throwIfNoEntry: false });
       if (stats === undefined || !stats.isFile() || (uid !== undefined && stats.uid !== uid)) return undefined;
       const ageMs = clock.wallMs() - stats.mtimeMs;
-      return ageMs >= 0 ? ageMs : undefined;
+      // A little in the future is clock granularity; far in the future, a clock that jumped back.
+      return ageMs < -refreshIntervalMs(heartbeatTtlMs) ? undefined : Math.max(0, ageMs);
     } catch {
       return undefined;
     }
