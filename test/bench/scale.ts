@@ -58,12 +58,15 @@ export interface ScaleResult {
   readonly staleRecords: number;
   readonly spinning: CpuWindow;
   readonly idle: CpuWindow;
-  /** `status --json` wall ms, each run. */
+  /** `status --json` wall ms, each run, while the sessions sit idle (after the idle window). */
   readonly statusMs: readonly number[];
+  /** The same while they spin (a saturated machine: Node's own start-up dominates). */
+  readonly statusSpinningMs: readonly number[];
   /** The sessions `status --json` listed (must be N). */
   readonly statusListed: number;
-  /** `node -e 0` wall ms, interleaved with the status runs. */
+  /** `node -e 0` wall ms, interleaved with the status runs (idle, spinning). */
   readonly nodeFloorMs: readonly number[];
+  readonly nodeFloorSpinningMs: readonly number[];
   /** Arrival minus the transition's `t`, ms, one per transition seen. */
   readonly eventLatencyMs: readonly number[];
   /** Transitions expected (two per toggled session). */
@@ -138,6 +141,20 @@ function nodeFloor(): number {
   const started = performance.now();
   spawnSync('node', ['-e', '0']);
   return performance.now() - started;
+}
+
+/** `status --json` and `node -e 0`, interleaved, `runs` times each. */
+function timeStatus(env: Readonly<Record<string, string>>, runs: number): { statusMs: number[]; nodeFloorMs: number[]; listed: number } {
+  const statusMs: number[] = [];
+  const nodeFloorMs: number[] = [];
+  let listed = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const run = runStatus(env);
+    statusMs.push(run.ms);
+    listed = Math.min(listed, run.sessions.filter((s) => s.agentwrap).length);
+    nodeFloorMs.push(nodeFloor());
+  }
+  return { statusMs, nodeFloorMs, listed };
 }
 
 async function waitForLive(env: Readonly<Record<string, string>>, count: number, timeoutMs: number): Promise<StatusSession[]> {
@@ -235,17 +252,8 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
     await sleep(config.windowS * 1000);
     const spinning = cpuWindowEnd(sessions, spinStart);
 
-    config.log(`scale: status --json × ${config.statusRuns}`);
-    const statusMs: number[] = [];
-    const nodeFloorMs: number[] = [];
-    let statusListed = 0;
-    for (let i = 0; i < config.statusRuns; i++) {
-      const run = runStatus(env);
-      statusMs.push(run.ms);
-      statusListed = run.sessions.filter((s) => s.agentwrap).length;
-      nodeFloorMs.push(nodeFloor());
-      await sleep(100);
-    }
+    config.log(`scale: status --json × ${config.statusRuns} (spinning)`);
+    const spinningStatus = timeStatus(env, config.statusRuns);
 
     const keyOf = new Map(live.map((s) => [s.record.wrapper_pid, s.key]));
     const toggled = sessions
@@ -261,14 +269,18 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
     const idleStart = cpuWindowStart(sessions);
     await sleep(config.windowS * 1000);
     const idle = cpuWindowEnd(sessions, idleStart);
+    config.log(`scale: status --json × ${config.statusRuns} (idle)`);
+    const idleStatus = timeStatus(env, config.statusRuns);
     return {
       sessions: config.sessions,
       staleRecords: config.staleRecords,
       spinning,
       idle,
-      statusMs,
-      statusListed,
-      nodeFloorMs,
+      statusMs: idleStatus.statusMs,
+      statusSpinningMs: spinningStatus.statusMs,
+      statusListed: Math.min(idleStatus.listed, spinningStatus.listed),
+      nodeFloorMs: idleStatus.nodeFloorMs,
+      nodeFloorSpinningMs: spinningStatus.nodeFloorMs,
       eventLatencyMs,
       eventsExpected: toggled.length * 2,
     };
@@ -290,7 +302,8 @@ export function summarizeScale(r: ScaleResult): string {
     `sessions ${r.sessions}, stale records ${r.staleRecords}`,
     `spinning: per session median ${med(r.spinning.statPct)}% (schedstat ${med(r.spinning.schedPct)}%), max ${Math.max(...r.spinning.statPct).toFixed(3)}%, all ${r.spinning.totalStatPct.toFixed(2)}%`,
     `idle: per session median ${med(r.idle.statPct)}% (schedstat ${med(r.idle.schedPct)}%), all ${r.idle.totalStatPct.toFixed(2)}%`,
-    `status --json: p50 ${quantile(r.statusMs, 0.5).toFixed(0)} ms, p95 ${quantile(r.statusMs, 0.95).toFixed(0)} ms (listed ${r.statusListed}); node -e 0 p50 ${quantile(r.nodeFloorMs, 0.5).toFixed(0)} ms p95 ${quantile(r.nodeFloorMs, 0.95).toFixed(0)} ms`,
+    `status --json (idle sessions): p50 ${quantile(r.statusMs, 0.5).toFixed(0)} ms, p95 ${quantile(r.statusMs, 0.95).toFixed(0)} ms (listed ${r.statusListed}); node -e 0 p50 ${quantile(r.nodeFloorMs, 0.5).toFixed(0)} ms p95 ${quantile(r.nodeFloorMs, 0.95).toFixed(0)} ms`,
+    `status --json (spinning): p50 ${quantile(r.statusSpinningMs, 0.5).toFixed(0)} ms, p95 ${quantile(r.statusSpinningMs, 0.95).toFixed(0)} ms; node -e 0 p50 ${quantile(r.nodeFloorSpinningMs, 0.5).toFixed(0)} ms p95 ${quantile(r.nodeFloorSpinningMs, 0.95).toFixed(0)} ms`,
     `events: ${r.eventLatencyMs.length}/${r.eventsExpected} transitions, p50 ${quantile(r.eventLatencyMs, 0.5).toFixed(0)} ms, max ${Math.max(...r.eventLatencyMs).toFixed(0)} ms`,
   ].join('\n');
 }
