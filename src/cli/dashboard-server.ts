@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { isPidAlive } from '../adapters/process-alive.js';
 import { requestControl } from '../app/control-socket.js';
 import { loadSkipCache, readCachedSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../app/session-store.js';
+import type { SkipCache } from '../app/skip-cache.js';
 import type { StateHistorySnapshot } from '../core/state-history.js';
 import type { EvidenceSnapshot } from '../core/types.js';
 import { renderDashboardPage, renderHistoryTimeline } from './render-dashboard.js';
@@ -95,114 +96,141 @@ function signature(view: StatusJson): string {
   ]);
 }
 
+/**
+ * The list as `status --json` has it, re-read on file events (coalesced) and every second, and
+ * pushed to every connected event stream when what it shows changed (and every 10 s for ages).
+ */
+class SessionFeed {
+  private readonly cache: SkipCache;
+  private readonly streams = new Set<ServerResponse>();
+  private readonly watch: SessionsWatch;
+  private readonly keepalive: NodeJS.Timeout;
+  private settleTimer: NodeJS.Timeout | undefined;
+  private view: StatusJson | undefined;
+  private sessions: readonly ListedSession[] = [];
+  private lastSignature = '';
+  private polls = 0;
+
+  constructor(private readonly root: string) {
+    this.cache = loadSkipCache(root);
+    this.watch = watchSessions(root, () => this.refreshSoon(), () => this.poll(), POLL_MS);
+    this.keepalive = setInterval(() => {
+      for (const stream of this.streams) stream.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
+  }
+
+  get streamCount(): number {
+    return this.streams.size;
+  }
+
+  current(): StatusJson {
+    this.view ??= this.read();
+    return this.view;
+  }
+
+  ownSession(key: string | null): OwnSession | undefined {
+    if (key === null) return undefined;
+    this.current();
+    return this.sessions.find((s): s is OwnSession => s.kind === 'agentwrap' && s.key === key);
+  }
+
+  addStream(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    res.write('retry: 2000\n\n');
+    this.streams.add(res);
+    this.view = this.read();
+    this.lastSignature = signature(this.view);
+    res.write(frame(this.view));
+    req.on('close', () => this.streams.delete(res));
+  }
+
+  close(): void {
+    this.watch.close();
+    clearInterval(this.keepalive);
+    if (this.settleTimer !== undefined) clearTimeout(this.settleTimer);
+    for (const stream of this.streams) stream.end();
+    this.streams.clear();
+  }
+
+  private read(): StatusJson {
+    const nowMs = Date.now();
+    const report = readCachedSessionsReport(this.root, nowMs, isPidAlive, this.cache);
+    this.sessions = report.sessions;
+    return statusJson({ nowMs, root: this.root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] });
+  }
+
+  /** Re-reads and pushes when what the list shows changed, or always when `force`. */
+  private refresh(force: boolean): void {
+    if (this.streams.size === 0) {
+      this.view = undefined;
+      return;
+    }
+    this.view = this.read();
+    const next = signature(this.view);
+    if (!force && next === this.lastSignature) return;
+    this.lastSignature = next;
+    for (const stream of this.streams) stream.write(frame(this.view));
+  }
+
+  private refreshSoon(): void {
+    if (this.settleTimer !== undefined) return;
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = undefined;
+      this.refresh(false);
+    }, SETTLE_MS);
+  }
+
+  /** A session that died leaves no file event: every poll re-reads; every 10th resends the ages. */
+  private poll(): void {
+    this.polls += 1;
+    this.refresh(this.polls % 10 === 0);
+  }
+}
+
+function frame(view: StatusJson): string {
+  return `event: sessions\ndata: ${JSON.stringify(view)}\n\n`;
+}
+
+const PAGE_CSP = (nonce: string): string =>
+  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+async function handle(req: IncomingMessage, res: ServerResponse, port: number, token: string, feed: SessionFeed): Promise<void> {
+  if (!hostAllowed(req.headers.host, port)) return send(res, 421, 'text/plain; charset=utf-8', 'wrong host\n');
+  if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { Allow: 'GET' });
+  const url = new URL(req.url ?? '/', `http://${DASHBOARD_HOST}:${port}`);
+  if (!tokenMatches(url.searchParams.get('token'), token)) {
+    return send(res, 403, 'text/plain; charset=utf-8', 'this dashboard wants the token from the URL agentwrap printed\n');
+  }
+  switch (url.pathname) {
+    case '/': {
+      const nonce = randomBytes(16).toString('base64');
+      return send(res, 200, 'text/html; charset=utf-8', renderDashboardPage({ nonce, initial: feed.current() }), { 'Content-Security-Policy': PAGE_CSP(nonce) });
+    }
+    case '/events':
+      return feed.addStream(req, res);
+    case '/api/history': {
+      const session = feed.ownSession(url.searchParams.get('key'));
+      if (session === undefined) return sendJson(res, 404, { error: 'no such live agentwrap session' });
+      const history = (await requestControl(session.record.control, { method: 'history' }, CONTROL_TIMEOUT_MS)) as StateHistorySnapshot & { now: number };
+      return sendJson(res, 200, { key: session.key, since: history.since, now: history.now, transitions: history.transitions, svg: renderHistoryTimeline(history) });
+    }
+    case '/api/screen': {
+      const session = feed.ownSession(url.searchParams.get('key'));
+      if (session === undefined) return sendJson(res, 404, { error: 'no such live agentwrap session' });
+      const capture = (await requestControl(session.record.control, { method: 'capture' }, CONTROL_TIMEOUT_MS)) as { snapshot: EvidenceSnapshot };
+      const { screen, title } = capture.snapshot;
+      return sendJson(res, 200, { key: session.key, cols: screen.cols, rows: screen.rows, title: title?.text ?? null });
+    }
+    default:
+      return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  }
+}
+
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const cache = loadSkipCache(options.root);
-  const streams = new Set<ServerResponse>();
-  let current: StatusJson | undefined;
-  let sessions: readonly ListedSession[] = [];
-  let lastSignature = '';
-  let settleTimer: NodeJS.Timeout | undefined;
-
-  const read = (): StatusJson => {
-    const nowMs = Date.now();
-    const report = readCachedSessionsReport(options.root, nowMs, isPidAlive, cache);
-    sessions = report.sessions;
-    return statusJson({ nowMs, root: options.root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] });
-  };
-  const frame = (view: StatusJson): string => `event: sessions\ndata: ${JSON.stringify(view)}\n\n`;
-  const refresh = (force: boolean): void => {
-    if (streams.size === 0 && !force) return;
-    current = read();
-    const next = signature(current);
-    // The poll also sends when nothing changed but a minute of ages moved; file events only on change.
-    if (!force && next === lastSignature) return;
-    lastSignature = next;
-    for (const stream of streams) stream.write(frame(current));
-  };
-  const refreshSoon = (): void => {
-    if (settleTimer !== undefined) return;
-    settleTimer = setTimeout(() => {
-      settleTimer = undefined;
-      refresh(false);
-    }, SETTLE_MS);
-  };
-  let polls = 0;
-  const watch: SessionsWatch = watchSessions(options.root, refreshSoon, () => {
-    polls += 1;
-    // Every poll re-reads (a session that died leaves no file event); every 10th resends ages.
-    refresh(polls % 10 === 0 && streams.size > 0);
-  }, POLL_MS);
-  const keepalive = setInterval(() => {
-    for (const stream of streams) stream.write(': keepalive\n\n');
-  }, KEEPALIVE_MS);
-
-  const ownSession = (key: string | null): OwnSession | undefined => {
-    if (key === null) return undefined;
-    if (current === undefined) current = read();
-    return sessions.find((s): s is OwnSession => s.kind === 'agentwrap' && s.key === key);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, port: number): Promise<void> => {
-    if (!hostAllowed(req.headers.host, port)) {
-      send(res, 421, 'text/plain; charset=utf-8', 'wrong host\n');
-      return;
-    }
-    if (req.method !== 'GET') {
-      send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { Allow: 'GET' });
-      return;
-    }
-    const url = new URL(req.url ?? '/', `http://${DASHBOARD_HOST}:${port}`);
-    if (!tokenMatches(url.searchParams.get('token'), token)) {
-      send(res, 403, 'text/plain; charset=utf-8', 'this dashboard wants the token from the URL agentwrap printed\n');
-      return;
-    }
-    switch (url.pathname) {
-      case '/': {
-        const nonce = randomBytes(16).toString('base64');
-        const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
-        send(res, 200, 'text/html; charset=utf-8', renderDashboardPage({ nonce, initial: current ?? read() }), { 'Content-Security-Policy': csp });
-        return;
-      }
-      case '/events': {
-        res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
-        res.write('retry: 2000\n\n');
-        streams.add(res);
-        current = read();
-        lastSignature = signature(current);
-        res.write(frame(current));
-        req.on('close', () => streams.delete(res));
-        return;
-      }
-      case '/api/history': {
-        const session = ownSession(url.searchParams.get('key'));
-        if (session === undefined) {
-          sendJson(res, 404, { error: 'no such live agentwrap session' });
-          return;
-        }
-        const history = (await requestControl(session.record.control, { method: 'history' }, CONTROL_TIMEOUT_MS)) as StateHistorySnapshot & { now: number };
-        sendJson(res, 200, { key: session.key, since: history.since, now: history.now, transitions: history.transitions, svg: renderHistoryTimeline(history) });
-        return;
-      }
-      case '/api/screen': {
-        const session = ownSession(url.searchParams.get('key'));
-        if (session === undefined) {
-          sendJson(res, 404, { error: 'no such live agentwrap session' });
-          return;
-        }
-        const capture = (await requestControl(session.record.control, { method: 'capture' }, CONTROL_TIMEOUT_MS)) as { snapshot: EvidenceSnapshot };
-        const { screen, title } = capture.snapshot;
-        sendJson(res, 200, { key: session.key, cols: screen.cols, rows: screen.rows, title: title?.text ?? null });
-        return;
-      }
-      default:
-        send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
-    }
-  };
-
+  const feed = new SessionFeed(options.root);
   const server = createServer((req, res) => {
-    const port = (server.address() as AddressInfo).port;
-    handle(req, res, port).catch((error: unknown) => {
+    handle(req, res, (server.address() as AddressInfo).port, token, feed).catch((error: unknown) => {
       // A session that ended between the list and the request, or a socket that timed out.
       if (!res.headersSent) sendJson(res, 502, { error: error instanceof Error ? error.message : String(error) });
       else res.end();
@@ -220,14 +248,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     url: `http://${DASHBOARD_HOST}:${port}/?token=${token}`,
     port,
     token,
-    streamCount: () => streams.size,
+    streamCount: () => feed.streamCount,
     close: () =>
       new Promise<void>((resolvePromise) => {
-        watch.close();
-        clearInterval(keepalive);
-        if (settleTimer !== undefined) clearTimeout(settleTimer);
-        for (const stream of streams) stream.end();
-        streams.clear();
+        feed.close();
         server.close(() => resolvePromise());
         server.closeAllConnections();
       }),

@@ -308,7 +308,7 @@ function scaleGoals(r: ScaleResult): GoalRow[] {
   return [
     { goal: `CPU per session, 10 fps spinner, ${n} sessions: ≤ 0.3% of a core`, result: `${fmt(spin, 3)}%`, isMet: spin <= 0.3, blocker: BLOCKERS.scaleCpu, note: `median of ${n} wrappers (schedstat ${fmt(median(r.spinning.schedPct), 3)}%), highest ${fmt(Math.max(...r.spinning.statPct), 3)}%` },
     { goal: `${n} spinning sessions: < 15% of one core in all`, result: `${fmt(r.spinning.totalStatPct, 1)}%`, isMet: r.spinning.totalStatPct < 15, blocker: BLOCKERS.scaleCpu, note: `sum of the ${n} wrappers' utime+stime over ${CONFIG.idleS} s` },
-    { goal: `CPU per session, idle, ${n} sessions: ≤ 0.05% of a core`, result: `${fmt(idle, 3)}%`, isMet: idle <= 0.05, blocker: BLOCKERS.idle, note: `the same sessions paused (schedstat ${fmt(median(r.idle.schedPct), 3)}%); all ${n}: ${fmt(r.idle.totalStatPct, 2)}%` },
+    { goal: `CPU per session, idle, ${n} sessions: ≤ 0.05% of a core`, result: `${fmt(idle, 3)}%`, isMet: idle <= 0.05, blocker: BLOCKERS.scaleIdle, note: `the same sessions paused (schedstat ${fmt(median(r.idle.schedPct), 3)}%); all ${n}: ${fmt(r.idle.totalStatPct, 2)}%` },
     { goal: `\`status --json\` ≤ 50 ms p95, ${n} live (idle) + ${r.staleRecords} stale records`, result: `${fmt(statusP95, 0)} ms`, isMet: statusP95 <= 50, blocker: BLOCKERS.status, note: `p50 ${fmt(quantile(r.statusMs, 0.5), 0)} ms over ${r.statusMs.length} runs, ${r.statusListed} sessions listed; \`node -e 0\` alone p50 ${fmt(quantile(r.nodeFloorMs, 0.5), 0)} ms, p95 ${fmt(quantile(r.nodeFloorMs, 0.95), 0)} ms. With the ${n} sessions spinning (the machine saturated): p95 ${fmt(quantile(r.statusSpinningMs, 0.95), 0)} ms, \`node -e 0\` p95 ${fmt(quantile(r.nodeFloorSpinningMs, 0.95), 0)} ms` },
     { goal: `\`events\`: each transition within 100 ms, ${n} sessions`, result: `${fmt(eventsMax, 0)} ms (slowest)`, isMet: eventsMax <= 100 && r.eventLatencyMs.length >= r.eventsExpected, blocker: BLOCKERS.events, note: `${r.eventLatencyMs.length}/${r.eventsExpected} transitions seen, p50 ${fmt(median(r.eventLatencyMs), 0)} ms (arrival − the transition's \`t\`)` },
   ];
@@ -482,9 +482,13 @@ const BLOCKERS = {
     'start-up and exit (Node and module loading take ~0.2 s before the agent runs, closing the session ~0.06 s after it exits: ~10% of a 2.7 s run) and the relay thread\'s mode tracking (~0.2 CPU s per 200 MB of TUI output, a sequence every 9 bytes), on a 2-core machine where cat, the relay and the outer terminal already compete; the mirror parses at most 5% of a core during a flood',
   rtt: 'nothing agentwrap runs between a key and the agent any more (the relay thread is the same poll/read/write loop as script(1), which adds as much on this loaded machine); what is left is the kernel waking a thread twice per round trip. Spinning for the echo instead of sleeping made it worse (+209 µs: on 2 cores the spin takes the CPU the agent needs to echo)',
   idle: 'one main-thread wake-up a second (the 1 Hz tick: two /proc reads and the unchanged-tick check) and the record refresh every 5 s; /proc/<pid>/stat counts 10 ms ticks, so 30 s can only read 0.033% or 0.067%',
-  scaleCpu: 'see test/bench/NOTES.md (scale): the wrappers share two cores with their fifty agents and the benchmark\'s fifty outer terminals',
-  status: 'Node itself: `node -e 0` alone takes the figure in the note on this machine while fifty sessions run; the reading itself (50 live records, 1,000 stale ones by their cached verdicts) is ~10–20 ms of it',
-  events: 'a transition is published on the session\'s tick and pushed over its control socket at once; what remains is scheduling delay on a saturated machine',
+  scaleCpu:
+    'a 10 fps spinner\'s frames arrive just over 100 ms apart, so the relay thread hands each one over as the end of a burst (QUIET_RECHECK_MS): ~15 main-thread wake-ups a second instead of ~4, each followed by a tick; and every wake-up costs ~3× more while the fifty agents, wrappers and outer terminals saturate both cores (test/bench/NOTES.md, scale)',
+  scaleIdle:
+    'the 1 Hz tick and the record refresh every 5 s, as for one session (above), each wake-up ~3× dearer on a machine the benchmark keeps busy; nothing agentwrap does per session grows with the number of sessions',
+  status:
+    'Node\'s own start-up: `node -e 0` alone takes most of the figure (see the note) on this shared machine; reading 50 live and 1,000 stale records (the stale ones by their cached verdicts, one lstat each) is ~15 ms of CPU',
+  events: 'a transition is pushed over the session\'s control socket as it is published; what remains is scheduling delay on a saturated machine',
   spinner: 'the main thread\'s JavaScript at ~4 hand-overs and ~4 ticks a second (draining, parsing each frame into the mirror, a viewport snapshot and the pack check), all in V8\'s baseline tier since nothing runs often enough to be optimised; the relay thread costs ~0.07% and V8\'s helper threads ~0.1%',
   rss: 'Node 20 starts at ~39 MB; xterm, RE2, smol-toml and the compiled packs bring a bare import to ~57 MB',
 } as const;
