@@ -226,9 +226,14 @@ describe.skipIf(CHROMIUM === undefined)('agentwrap dashboard in headless Chromiu
     const env = { AGENT_STATUS_DIR: root, TERM: 'xterm-256color' };
     const demos: OuterTerminal[] = [];
     try {
-      const prompts = ['run the tests', 'long thinking please', 'hello there'];
-      for (const prompt of prompts) {
-        const demo = openOuterTerminal(`exec node ${shellQuote(CLI)} demo`, { env, cols: 100, rows: 30 });
+      // The thinking one at a quarter speed (48 s): still working when Chromium looks.
+      const prompts = [
+        { prompt: 'run the tests', speed: '1' },
+        { prompt: 'hello there', speed: '1' },
+        { prompt: 'long thinking please', speed: '0.25' },
+      ];
+      for (const { prompt, speed } of prompts) {
+        const demo = openOuterTerminal(`exec node ${shellQuote(CLI)} demo --speed ${speed}`, { env, cols: 100, rows: 30 });
         demos.push(demo);
         await demo.waitFor('for shortcuts', 30_000);
         demo.pty.write(prompt);
