@@ -483,7 +483,7 @@ const BLOCKERS = {
   rtt: 'nothing agentwrap runs between a key and the agent any more (the relay thread is the same poll/read/write loop as script(1), which adds as much on this loaded machine); what is left is the kernel waking a thread twice per round trip. Spinning for the echo instead of sleeping made it worse (+209 µs: on 2 cores the spin takes the CPU the agent needs to echo)',
   idle: 'one main-thread wake-up a second (the 1 Hz tick: two /proc reads and the unchanged-tick check) and the record refresh every 5 s; /proc/<pid>/stat counts 10 ms ticks, so 30 s can only read 0.033% or 0.067%',
   scaleCpu:
-    'a 10 fps spinner\'s frames arrive just over 100 ms apart, so the relay thread hands each one over as the end of a burst (QUIET_RECHECK_MS): ~15 main-thread wake-ups a second instead of ~4, each followed by a tick; and every wake-up costs ~3× more while the fifty agents, wrappers and outer terminals saturate both cores (test/bench/NOTES.md, scale)',
+    'per hand-over of a spinner\'s frames, the mirror parses each frame in its own turn (3–4 short timer wake-ups) and the detector ticks; the relay no longer hands a 10 fps stream over frame by frame, but every wake-up costs ~3× more while the fifty agents, wrappers and outer terminals saturate both cores (test/bench/NOTES.md, scale)',
   scaleIdle:
     'the 1 Hz tick and the record refresh every 5 s, as for one session (above), each wake-up ~3× dearer on a machine the benchmark keeps busy; nothing agentwrap does per session grows with the number of sessions',
   status:
