@@ -32,9 +32,9 @@ export const CONTROL_LINE_MAX_BYTES = 1024 * 1024;
 
 export const DEFAULT_CONTROL_TIMEOUT_MS = 3_000;
 
-export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report';
+export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history';
 
-const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report'];
+const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history'];
 
 export type ControlParams = Readonly<Record<string, unknown>>;
 
@@ -71,6 +71,8 @@ export interface ControlHandlers {
   subscribe(emit: (event: StateChangeEvent) => void): () => void;
   /** Extra fields for `ping` (e.g. the session key). */
   info?(): ControlParams;
+  /** The published transitions of the last hour (core/state-history), for `agentwrap dashboard`. */
+  history?(params: ControlParams): unknown;
 }
 
 export type ControlErrorCode = 'unreachable' | 'denied' | 'timeout' | 'closed' | 'protocol' | 'bad-request' | 'unknown-method' | 'failed';
@@ -313,6 +315,9 @@ async function dispatch(
       return await handlers.ack(params);
     case 'report':
       return await handlers.report(params);
+    case 'history':
+      if (handlers.history === undefined) throw new Error('this session keeps no history');
+      return await handlers.history(params);
     case 'subscribe':
       // Subscribed before the reply is sent, so no change between reply and stream is lost.
       unsubscribers.push(handlers.subscribe((event) => send({ event: 'state', data: event })));

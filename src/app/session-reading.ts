@@ -5,7 +5,7 @@
  * agentwrap peers, resolving what a user typed to one session, and watching for changes.
  * Writing one session's record is session-store.ts.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   isHeartbeatLive,
@@ -18,6 +18,7 @@ import {
   type PublishedRecord,
 } from '../core/session-record.js';
 import { checkStateRootForReading, currentUid, stateLayout } from '../adapters/state-dir.js';
+import { saveSkipCache, skipCachePath, SkipCache, type FileIdentity, type SettledVerdict } from './skip-cache.js';
 
 export function errnoCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
@@ -41,9 +42,28 @@ export interface SessionsReport {
   readonly warning: string | undefined;
 }
 
+
 export class SkipFile extends Error {
-  constructor(readonly reason: SkippedFile['reason']) {
+  constructor(
+    readonly reason: SkippedFile['reason'],
+    /** The file judged, when it was opened (a settled verdict is cached against it). */
+    readonly identity?: FileIdentity,
+  ) {
     super(reason);
+  }
+}
+
+function identityOf(stats: Stats): FileIdentity {
+  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
+}
+
+/** The identity of the file at `path` without following a link; undefined when it is gone. */
+function lstatIdentity(path: string): FileIdentity | undefined {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats === undefined || !stats.isFile() ? undefined : identityOf(stats);
+  } catch {
+    return undefined;
   }
 }
 
@@ -53,7 +73,11 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * Reads a small JSON file without following a symlink or blocking on a FIFO; undefined when
  * absent; throws SkipFile for anything that is not a plain, small file of ours holding JSON.
  */
-export function readJsonFile(path: string, uid: number | undefined): unknown {
+export function readJsonFile(path: string, uid: number | undefined, maxBytes = RECORD_MAX_BYTES): unknown {
+  return readJsonFileWithIdentity(path, uid, maxBytes)?.json;
+}
+
+function readJsonFileWithIdentity(path: string, uid: number | undefined, maxBytes: number): { json: unknown; identity: FileIdentity } | undefined {
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS);
@@ -67,7 +91,8 @@ export function readJsonFile(path: string, uid: number | undefined): unknown {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new SkipFile('not-a-file');
     if (uid !== undefined && stats.uid !== uid) throw new SkipFile('foreign-owner');
-    if (stats.size > RECORD_MAX_BYTES) throw new SkipFile('too-large');
+    const identity = identityOf(stats);
+    if (stats.size > maxBytes) throw new SkipFile('too-large', identity);
     const buffer = Buffer.alloc(stats.size);
     let offset = 0;
     while (offset < buffer.length) {
@@ -76,9 +101,9 @@ export function readJsonFile(path: string, uid: number | undefined): unknown {
       offset += read;
     }
     try {
-      return JSON.parse(buffer.subarray(0, offset).toString('utf8')) as unknown;
+      return { json: JSON.parse(buffer.subarray(0, offset).toString('utf8')) as unknown, identity };
     } catch {
-      throw new SkipFile('corrupt');
+      throw new SkipFile('corrupt', identity);
     }
   } finally {
     closeSync(fd);
@@ -96,13 +121,16 @@ function listJsonFiles(dir: string): string[] {
 
 /**
  * Every live session record from every writer: corrupt, expired, schema-2, foreign-owned and
- * dead-pid files are skipped (and listed in `skipped`); nothing throws.
+ * dead-pid files are skipped (and listed in `skipped`); nothing throws. With a `cache`, files
+ * already judged expired, corrupt, too large or dead cost one lstat while unchanged, and new
+ * such verdicts are added to it (the caller saves it).
  */
 export function readSessionsReport(
   root: string,
   nowWallMs: number,
   isPidAlive: (pid: number) => boolean,
   uid: number | undefined = currentUid(),
+  cache?: SkipCache,
 ): SessionsReport {
   const refusal = checkStateRootForReading(root, uid);
   if (refusal !== undefined) return { sessions: [], skipped: [], warning: refusal.message };
@@ -111,25 +139,101 @@ export function readSessionsReport(
   if (refusedDir !== undefined) return { sessions: [], skipped: [], warning: refusedDir.message };
   const sessions: ListedSession[] = [];
   const skipped: SkippedFile[] = [];
-  for (const name of listJsonFiles(dir).sort()) {
+  const names = listJsonFiles(dir).sort();
+  cache?.retainOnly(new Set(names));
+  for (const name of names) {
     const path = join(dir, name);
-    try {
-      const json = readJsonFile(path, uid);
-      if (json === undefined) continue; // Removed between listing and reading: a session that just ended.
-      const published = parsePublishedRecord(json);
-      if (published === undefined) throw new SkipFile('corrupt');
-      if (!isRecordLive(published, nowWallMs, () => true)) throw new SkipFile('expired');
-      if (!isRecordLive(published, nowWallMs, isPidAlive)) throw new SkipFile('dead');
-      sessions.push({ ...published, key: name.slice(0, -'.json'.length), path });
-    } catch (error) {
-      skipped.push({ path, reason: error instanceof SkipFile ? error.reason : 'unreadable' });
+    const settled = cachedVerdict(cache, name, path);
+    if (settled !== undefined) {
+      skipped.push({ path, reason: settled.reason });
+      continue;
     }
+    const verdict = judgeFile(path, name, nowWallMs, isPidAlive, uid);
+    if (verdict === undefined) continue; // Removed between listing and reading: a session that just ended.
+    if ('session' in verdict) {
+      sessions.push(verdict.session);
+      continue;
+    }
+    skipped.push({ path, reason: verdict.reason });
+    if (cache !== undefined && verdict.settled !== undefined) cache.set(name, verdict.settled.identity, verdict.settled);
   }
   return { sessions, skipped, warning: undefined };
 }
 
+/** One live session by key, read alone (after subscribing, `events` re-checks just that one). */
+export function readLiveSession(root: string, key: string, nowWallMs: number, isPidAlive: (pid: number) => boolean, uid: number | undefined = currentUid()): ListedSession | undefined {
+  if (checkStateRootForReading(root, uid) !== undefined) return undefined;
+  const name = `${key}.json`;
+  const verdict = judgeFile(join(stateLayout(root).sessionsDir, name), name, nowWallMs, isPidAlive, uid);
+  return verdict !== undefined && 'session' in verdict ? verdict.session : undefined;
+}
+
+function cachedVerdict(cache: SkipCache | undefined, name: string, path: string): SettledVerdict | undefined {
+  if (cache === undefined || !cache.has(name)) return undefined;
+  const identity = lstatIdentity(path);
+  if (identity === undefined) {
+    cache.forget(name);
+    return undefined;
+  }
+  return cache.get(name, identity);
+}
+
+type Verdict =
+  | { readonly session: ListedSession }
+  | { readonly reason: SkippedFile['reason']; readonly settled: (SettledVerdict & { readonly identity: FileIdentity }) | undefined };
+
+/** The convention's reader rules (§5) for one file; undefined when it is gone. */
+function judgeFile(path: string, name: string, nowWallMs: number, isPidAlive: (pid: number) => boolean, uid: number | undefined): Verdict | undefined {
+  let read: { json: unknown; identity: FileIdentity } | undefined;
+  try {
+    read = readJsonFileWithIdentity(path, uid, RECORD_MAX_BYTES);
+  } catch (error) {
+    if (!(error instanceof SkipFile)) return { reason: 'unreadable', settled: undefined };
+    const settledReason = error.reason === 'corrupt' || error.reason === 'too-large' ? error.reason : undefined;
+    return { reason: error.reason, settled: settledReason === undefined || error.identity === undefined ? undefined : { reason: settledReason, isOwn: false, identity: error.identity } };
+  }
+  if (read === undefined) return undefined;
+  const { identity } = read;
+  const published = parsePublishedRecord(read.json);
+  if (published === undefined) return { reason: 'corrupt', settled: { reason: 'corrupt', isOwn: false, identity } };
+  const isOwn = published.kind === 'agentwrap';
+  if (!isRecordLive(published, nowWallMs, () => true)) return { reason: 'expired', settled: { reason: 'expired', isOwn, identity } };
+  if (!isRecordLive(published, nowWallMs, isPidAlive)) return { reason: 'dead', settled: { reason: 'dead', isOwn, identity } };
+  return { session: { ...published, key: name.slice(0, -'.json'.length), path } };
+}
+
 export function readSessions(root: string, nowWallMs: number, isPidAlive: (pid: number) => boolean): ListedSession[] {
-  return [...readSessionsReport(root, nowWallMs, isPidAlive).sessions];
+  return [...readCachedSessionsReport(root, nowWallMs, isPidAlive).sessions];
+}
+
+/** The cache file holds one short entry per settled record; far below this even at 100k files. */
+const SKIP_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** `root`'s on-disk skip cache (skip-cache.ts); empty when absent, refused or corrupt. */
+export function loadSkipCache(root: string, uid: number | undefined = currentUid()): SkipCache {
+  try {
+    return SkipCache.fromJson(readJsonFile(skipCachePath(root), uid, SKIP_CACHE_MAX_BYTES));
+  } catch {
+    // Not a plain file of ours, or unreadable: no cache, every record is read.
+    return new SkipCache();
+  }
+}
+
+/**
+ * `readSessionsReport` for a reader that runs once (`status`, `ack`): loads the on-disk skip
+ * cache, reads, and saves the cache when it learnt something. `cache` keeps it across passes in
+ * a long-running reader (`status --watch`, `events`, `dashboard`).
+ */
+export function readCachedSessionsReport(
+  root: string,
+  nowWallMs: number,
+  isPidAlive: (pid: number) => boolean,
+  cache: SkipCache = loadSkipCache(root),
+  uid: number | undefined = currentUid(),
+): SessionsReport {
+  const report = readSessionsReport(root, nowWallMs, isPidAlive, uid, cache);
+  if (report.warning === undefined) saveSkipCache(root, cache, uid);
+  return report;
 }
 
 /** Live provider heartbeats (`providers/*.json`), for `status` to say which tools are around. */
@@ -160,12 +264,15 @@ export function sweepStaleRecords(
   nowWallMs: number,
   isPidAlive: (pid: number) => boolean,
   uid: number | undefined = currentUid(),
+  cache: SkipCache = loadSkipCache(root, uid),
 ): string[] {
   if (checkStateRootForReading(root, uid) !== undefined) return [];
   const layout = stateLayout(root);
   const removed: string[] = [];
   for (const name of listJsonFiles(layout.sessionsDir)) {
     const path = join(layout.sessionsDir, name);
+    // Another writer's settled leftover is never ours to delete: no need to read it again.
+    if (cachedVerdict(cache, name, path)?.isOwn === false) continue;
     try {
       const record = parseRecord(readJsonFile(path, uid));
       if (record === undefined || isLive(record, nowWallMs) || isPidAlive(record.wrapper_pid)) continue;

@@ -7,7 +7,7 @@
  * (through `onWarning`), the store keeps the latest record and retries on its own timer; the
  * next success ends the episode, and a later failure warns again.
  */
-import { unlinkSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHeartbeat, DEFAULT_RECORD_TTL_MS, parseHeartbeat, parseRecord, refreshIntervalMs, type SessionRecord } from '../core/session-record.js';
 import type { Clock } from '../adapters/clock.js';
@@ -111,11 +111,7 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
 
   const health = new PublishHealth(options.root, retryMs, options.onWarning, options.onRecovered);
   function writeHeartbeatIfDue(nowMs: number): void {
-    if (lastHeartbeatMs !== undefined && nowMs - lastHeartbeatMs < refreshIntervalMs(heartbeatTtlMs)) return;
-    checkRecordPath(heartbeatPath);
-    const heartbeat = createHeartbeat(writerPid, clock.wallMs(), heartbeatTtlMs);
-    writeEphemeralFileSync(heartbeatPath, `${JSON.stringify(heartbeat)}\n`);
-    lastHeartbeatMs = nowMs;
+    lastHeartbeatMs = refreshSharedHeartbeat(owned, lastHeartbeatMs, nowMs, clock.wallMs(), heartbeatTtlMs);
   }
 
   // Synchronous, without fsync (fs-atomic writeEphemeralFileSync): a record is a lease on a live
@@ -221,6 +217,35 @@ interface OwnFiles {
 }
 
 /** Deletes this session's record and, while it names us, the heartbeat; `fail` hears real errors. */
+/**
+ * Writes the provider heartbeat when due; returns when it was last written (session clock).
+ * The heartbeat is shared: with fifty sessions, fifty writers rewrote the same file every 5 s.
+ * One that another live wrapper refreshed lately is left alone (one lstat instead of open,
+ * write, close and rename); whoever finds it stale rewrites it with its own pid.
+ */
+function refreshSharedHeartbeat(own: OwnFiles, lastMs: number | undefined, nowMs: number, nowWallMs: number, ttlMs: number): number {
+  const intervalMs = refreshIntervalMs(ttlMs);
+  if (lastMs !== undefined && nowMs - lastMs < intervalMs) return lastMs;
+  const ageMs = heartbeatAgeMs(own.heartbeatPath, own.uid, nowWallMs, intervalMs);
+  if (ageMs !== undefined && ageMs < intervalMs) return nowMs - ageMs;
+  checkRecordPath(own.heartbeatPath);
+  writeEphemeralFileSync(own.heartbeatPath, `${JSON.stringify(createHeartbeat(own.writerPid, nowWallMs, ttlMs))}\n`);
+  return nowMs;
+}
+
+/** How long ago someone wrote the heartbeat, by its mtime; undefined when absent, foreign or not a plain file. */
+function heartbeatAgeMs(path: string, uid: number | undefined, nowWallMs: number, intervalMs: number): number | undefined {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined || !stats.isFile() || (uid !== undefined && stats.uid !== uid)) return undefined;
+    const ageMs = nowWallMs - stats.mtimeMs;
+    // A little in the future is clock granularity; far in the future, a clock that jumped back.
+    return ageMs < -intervalMs ? undefined : Math.max(0, ageMs);
+  } catch {
+    return undefined;
+  }
+}
+
 function removeOwnFiles(own: OwnFiles, fail: (error: unknown) => void): void {
   unlinkOwnRecord(own, fail);
   unlinkOwnHeartbeat(own, fail);

@@ -14,6 +14,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> =
   status: () => import('./commands/status.js'),
   ack: () => import('./commands/ack.js'),
   events: () => import('./commands/events.js'),
+  dashboard: () => import('./commands/dashboard.js'),
   report: () => import('./commands/report.js'),
   'report-metadata': () => import('./commands/report-metadata.js'),
   replay: () => import('./commands/replay.js'),
@@ -30,6 +31,7 @@ export const USAGE = `usage:
   agentwrap status capture <session> [--out DIR]
   agentwrap ack <session>
   agentwrap events
+  agentwrap dashboard [--port N]              live web dashboard on 127.0.0.1 (prints its URL)
   agentwrap report <event> [--session ID] [--json PAYLOAD|-]
   agentwrap report-metadata key=value… [--ttl-ms N]
   agentwrap replay FILE.cast [--timeline|--json|--explain-at S|--screen-at S]

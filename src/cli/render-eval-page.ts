@@ -118,13 +118,7 @@ function renderRecording(recording: EvalPageRecording, index: number): string {
     'unknown',
   );
 
-  const band = (spans: readonly Span[], y: number, kind: string): string =>
-    spans
-      .map(
-        (span) =>
-          `<rect class="seg ${kind}" x="${fmt(x(span.from))}" y="${y}" width="${fmt(Math.max(x(span.to) - x(span.from), 0.5))}" height="${BAND_HEIGHT}" fill="${COLORS[span.state] ?? '#000'}"><title>${escapeHtml(`${kind} ${span.state} ${seconds(span.from)}–${seconds(span.to)}`)}</title></rect>`,
-      )
-      .join('');
+  const band = (spans: readonly Span[], y: number, kind: string): string => renderBand(spans, y, kind, x, seconds);
 
   const data = {
     duration,
@@ -202,16 +196,59 @@ function renderSpuriousMarks(spurious: readonly SpuriousTransition[], x: (t: num
     .join('');
 }
 
-function renderAxis(duration: number, x: (t: number) => number): string {
+function renderBand(spans: readonly Span[], y: number, kind: string, x: (t: number) => number, when: (t: number) => string): string {
+  return spans
+    .map(
+      (span) =>
+        `<rect class="seg ${kind}" x="${fmt(x(span.from))}" y="${y}" width="${fmt(Math.max(x(span.to) - x(span.from), 0.5))}" height="${BAND_HEIGHT}" fill="${COLORS[span.state] ?? '#000'}"><title>${escapeHtml(`${kind} ${span.state} ${when(span.from)}–${when(span.to)}`)}</title></rect>`,
+    )
+    .join('');
+}
+
+function renderAxis(duration: number, x: (t: number) => number, axisY = AXIS_Y, label: (t: number, step: number) => string = formatTick): string {
   const step = niceStep(duration / 10);
-  const ticks: string[] = [`<line class="axis" x1="${PLOT_LEFT}" x2="${PLOT_RIGHT}" y1="${AXIS_Y}" y2="${AXIS_Y}"/>`];
+  const ticks: string[] = [`<line class="axis" x1="${PLOT_LEFT}" x2="${PLOT_RIGHT}" y1="${axisY}" y2="${axisY}"/>`];
   for (let index = 0; index * step <= duration + 1e-9; index += 1) {
     const t = index * step;
     ticks.push(
-      `<line class="axis" x1="${fmt(x(t))}" x2="${fmt(x(t))}" y1="${AXIS_Y}" y2="${AXIS_Y + 4}"/><text class="tick" x="${fmt(x(t))}" y="${AXIS_Y + 15}" text-anchor="middle">${formatTick(t, step)}</text>`,
+      `<line class="axis" x1="${fmt(x(t))}" x2="${fmt(x(t))}" y1="${axisY}" y2="${axisY + 4}"/><text class="tick" x="${fmt(x(t))}" y="${axisY + 15}" text-anchor="middle">${escapeHtml(label(t, step))}</text>`,
     );
   }
   return ticks.join('');
+}
+
+/** A published-state timeline (one band and a time axis) for `agentwrap dashboard`. */
+export interface StateTimelineInput {
+  /** Seconds the band spans. */
+  readonly durationS: number;
+  /** The state before the first change; `none` when not known. */
+  readonly initial: string;
+  /** In time order; `t` in seconds from the band's start. */
+  readonly changes: readonly { readonly t: number; readonly state: string; readonly stuck?: boolean }[];
+  readonly label: string;
+  /** Axis tick text for `t` seconds from the start (default: seconds and minutes from the start). */
+  readonly tickLabel?: (t: number, step: number) => string;
+}
+
+const TIMELINE_BAND_Y = 4;
+const TIMELINE_AXIS_Y = TIMELINE_BAND_Y + BAND_HEIGHT + 4;
+const TIMELINE_HEIGHT = TIMELINE_AXIS_Y + 20;
+
+/** The eval report's band drawing, alone: the dashboard's per-session timeline of the last hour. */
+export function renderStateTimeline(input: StateTimelineInput): string {
+  const duration = Math.max(input.durationS, 0.001);
+  const x = (t: number): number => PLOT_LEFT + (Math.min(Math.max(t, 0), duration) / duration) * (PLOT_RIGHT - PLOT_LEFT);
+  const label = input.tickLabel ?? formatTick;
+  const spans = spansOf(
+    input.changes.map((change) => ({ t: change.t, state: (change.stuck === true ? 'stuck' : change.state) as BandState })),
+    duration,
+    input.initial as BandState,
+  );
+  return `<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${TIMELINE_HEIGHT}" role="img" aria-label="${escapeHtml(input.label)}">
+<text class="band-name" x="4" y="${TIMELINE_BAND_Y + 20}">${escapeHtml(input.label)}</text>
+<g class="band band-published">${renderBand(spans, TIMELINE_BAND_Y, 'published', x, (t) => label(t, 1))}</g>
+${renderAxis(duration, x, TIMELINE_AXIS_Y, label)}
+</svg>`;
 }
 
 function renderChangeTable(changes: readonly LabeledChange[]): string {
@@ -274,7 +311,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** JSON safe inside a <script> element: no `</script>`, no `<!--`, no U+2028/9 surprises. */
-function jsonForScript(value: unknown): string {
+export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')

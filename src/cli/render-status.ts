@@ -96,7 +96,11 @@ export function shortenPath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: a Segmenter loads ICU's break rules (~11 ms), which `status --json` never needs.
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = {
+  segment: (text: string): Intl.Segments => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text),
+};
 
 /** Cuts to `width` graphemes (one cell each, an approximation for wide characters), ending in `…` when cut. */
 export function fitWidth(text: string, width: number): string {

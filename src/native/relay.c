@@ -497,6 +497,7 @@ typedef struct {
   int has_unnotified;
   int has_unnotified_input;
   uint64_t last_output_ns;   /* when the newest tapped output was read */
+  uint64_t last_gap_ns;      /* between the two newest output reads */
   uint64_t last_notify_ns;   /* when JS was last told */
   uint64_t quiet_notify_ns;  /* tell JS once output has been quiet this long… */
   uint64_t stream_notify_ns; /* …or, while it streams, this long after the last time */
@@ -535,6 +536,22 @@ static int bytes_append(bytes_t *bytes, const unsigned char *data, size_t len) {
  * and one may follow a SIZE notification still pending (a flood that just ended).
  */
 enum { REASON_SIZE = 1, REASON_QUIET = 2, REASON_EVENT = 4 };
+
+/*
+ * A stream whose frames come about as far apart as the quiet threshold (a 10 fps spinner: just
+ * over 100 ms, since timers never fire early) looked quiet before every frame and was handed
+ * over frame by frame, ~10 wake-ups a second instead of the streaming schedule's ~4. While the
+ * newest gap between reads says the output is such a stream, quiet waits PERIODIC_QUIET_MARGIN_MS
+ * longer; a burst (a dialog drawn in several reads) or a longer pause keeps the plain threshold.
+ * Only on the detector's schedule: a lossless tap (a recording) is told at once, as before.
+ */
+#define PERIODIC_QUIET_MARGIN_MS 50
+static uint64_t quiet_ns_for(const relay_t *relay) {
+  uint64_t quiet = relay->quiet_notify_ns;
+  uint64_t margin = (uint64_t)PERIODIC_QUIET_MARGIN_MS * 1000000u;
+  if (quiet < margin) return quiet;
+  return relay->last_gap_ns >= quiet / 2 && relay->last_gap_ns <= quiet + margin ? quiet + margin : quiet;
+}
 
 static void notify_locked(relay_t *relay, int reason) {
   relay->has_unnotified = 0;
@@ -690,7 +707,7 @@ static void *relay_main(void *arg) {
        * NOTIFY_DELAY_MS after the last byte. A 10 fps spinner then wakes the main thread ~4
        * times a second instead of 10, with every frame's own arrival time kept (marks).
        */
-      uint64_t quiet_at = relay->last_output_ns + relay->quiet_notify_ns;
+      uint64_t quiet_at = relay->last_output_ns + quiet_ns_for(relay);
       uint64_t settle_at = relay->last_output_ns + (uint64_t)NOTIFY_DELAY_MS * 1000000u;
       uint64_t stream_at = relay->last_notify_ns + relay->stream_notify_ns;
       notify_at_ns = quiet_at < (settle_at > stream_at ? settle_at : stream_at) ? quiet_at : (settle_at > stream_at ? settle_at : stream_at);
@@ -747,6 +764,7 @@ static void *relay_main(void *arg) {
         uint64_t read_ns = now_ns();
         pthread_mutex_lock(&relay->mutex);
         modes_feed(&relay->modes, buffer, (size_t)count);
+        if (relay->last_output_ns != 0) relay->last_gap_ns = read_ns - relay->last_output_ns;
         relay->last_output_ns = read_ns;
         if (relay->mark_count < CHUNK_MARKS)
           relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};

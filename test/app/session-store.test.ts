@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, type ManualClock } from '../../src/adapters/clock.js';
 import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
-import { openSessionStore, readHeartbeats, readSessionsReport, resolveSession, sweepStaleRecords, type SessionStore } from '../../src/app/session-store.js';
+import { loadSkipCache, openSessionStore, readCachedSessionsReport, readHeartbeats, readSessionsReport, resolveSession, sweepStaleRecords, type SessionStore } from '../../src/app/session-store.js';
+import { SkipCache, skipCachePath } from '../../src/app/skip-cache.js';
 
 const WALL_START_MS = Date.now();
 const TTL_MS = 15_000;
@@ -348,6 +349,107 @@ describe('readSessionsReport', () => {
     expect(missing).toEqual({ sessions: [], skipped: [], warning: undefined });
     expect(linked.sessions).toEqual([]);
     expect(linked.warning).toMatch(/symbolic link/);
+  });
+});
+
+describe('the skip cache (settled verdicts on dead records)', () => {
+  const oracle = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+    schema: 1, source_cli: 'grok', session_id: 'g1', model: 'grok-4.5', written_by: 'token-oracle', updated_at: WALL_START_MS, ttl_ms: 60_000, ...overrides,
+  });
+  /** A pid checker that counts its calls: a cached verdict must not ask again. */
+  function countingAlive(dead: ReadonlySet<number>): { alive: (pid: number) => boolean; calls: () => number } {
+    let calls = 0;
+    return { alive: (pid) => ((calls += 1), !dead.has(pid)), calls: () => calls };
+  }
+
+  it('reports stale records exactly as without it, asks no pid again, and reads a record again once it is rewritten', async () => {
+    await open().publish(record());
+    const sessions = join(root, 'sessions');
+    writeFileSync(join(sessions, 'expired.json'), JSON.stringify(oracle({ session_id: 'old', updated_at: WALL_START_MS - 120_000 })));
+    writeFileSync(join(sessions, 'dead.json'), JSON.stringify(oracle({ session_id: 'dead', pid: 4_999_999 })));
+    writeFileSync(join(sessions, 'corrupt.json'), '{"schema":1,');
+    const pids = countingAlive(new Set([4_999_999]));
+
+    const first = readCachedSessionsReport(root, WALL_START_MS, pids.alive);
+    const callsAfterFirst = pids.calls();
+    const second = readCachedSessionsReport(root, WALL_START_MS, pids.alive);
+    const callsBySecond = pids.calls() - callsAfterFirst;
+
+    const reasons = (r: typeof first): Record<string, string> => Object.fromEntries(r.skipped.map((s) => [s.path.split('/').pop(), s.reason]));
+    expect(reasons(first)).toEqual({ 'corrupt.json': 'corrupt', 'dead.json': 'dead', 'expired.json': 'expired' });
+    expect(reasons(second)).toEqual(reasons(first));
+    expect(second.sessions.map((s) => s.key)).toEqual(['claude-abc']);
+    // Second pass: only the live record was asked about, not the dead record's pid.
+    const before = pids.calls();
+    readSessionsReport(root, WALL_START_MS, pids.alive);
+    const callsUncached = pids.calls() - before;
+    expect(callsBySecond).toBe(callsUncached - 1);
+    expect(loadSkipCache(root).size).toBe(3);
+
+    // The dead writer's key is reused by a live one (a rename: a new file) — it shows at once.
+    writeFileSync(join(sessions, '.dead.tmp'), JSON.stringify(oracle({ session_id: 'dead', pid: process.pid })));
+    renameSync(join(sessions, '.dead.tmp'), join(sessions, 'dead.json'));
+    // …and the corrupt file fixed in place (same inode, new size and mtime).
+    writeFileSync(join(sessions, 'corrupt.json'), JSON.stringify(oracle({ session_id: 'fixed' })));
+    const third = readCachedSessionsReport(root, WALL_START_MS, pids.alive);
+    expect(third.sessions.map((s) => s.key).sort()).toEqual(['claude-abc', 'corrupt', 'dead']);
+    expect(reasons(third)).toEqual({ 'expired.json': 'expired' });
+  });
+
+  it('forgets files that are gone and never caches a live record', async () => {
+    await open().publish(record());
+    const sessions = join(root, 'sessions');
+    writeFileSync(join(sessions, 'expired.json'), JSON.stringify(oracle({ updated_at: WALL_START_MS - 120_000 })));
+    readCachedSessionsReport(root, WALL_START_MS, alive);
+    expect(loadSkipCache(root).size).toBe(1);
+    rmSync(join(sessions, 'expired.json'));
+    readCachedSessionsReport(root, WALL_START_MS, alive);
+    expect(loadSkipCache(root).size).toBe(0);
+  });
+
+  it('ignores a corrupt or hostile cache file (a symlink) and reads every record', async () => {
+    await open().publish(record());
+    mkdirSync(join(root, 'cache'), { mode: 0o700 });
+    writeFileSync(skipCachePath(root), '{"version":1,"entries":{"claude-abc.json":[1,2,3,4,"banana",0]}}');
+    expect(readCachedSessionsReport(root, WALL_START_MS, alive).sessions.map((s) => s.key)).toEqual(['claude-abc']);
+    rmSync(skipCachePath(root));
+    writeFileSync(join(base, 'elsewhere.json'), JSON.stringify(new SkipCache().toJson()));
+    symlinkSync(join(base, 'elsewhere.json'), skipCachePath(root));
+    expect(loadSkipCache(root).size).toBe(0);
+    expect(readCachedSessionsReport(root, WALL_START_MS, alive).sessions.map((s) => s.key)).toEqual(['claude-abc']);
+  });
+
+  it('lets the sweep pass by other writers’ settled leftovers and still remove agentwrap’s own', async () => {
+    const dead = 4_999_998;
+    const sessions = join(root, 'sessions');
+    await open('claude-live').publish(record());
+    const expired = WALL_START_MS - 60_000;
+    writeFileSync(join(sessions, 'claude-crashed.json'), JSON.stringify(record({ wrapperPid: dead, updatedAtMs: expired })));
+    writeFileSync(join(sessions, 'grok-g.json'), JSON.stringify(oracle({ pid: dead, updated_at: expired, ttl_ms: 1_000 })));
+    readCachedSessionsReport(root, WALL_START_MS, (pid) => pid !== dead);
+    expect(sweepStaleRecords(root, WALL_START_MS, (pid) => pid !== dead)).toEqual(['claude-crashed']);
+    expect(readdirSync(sessions).sort()).toEqual(['claude-live.json', 'grok-g.json']);
+  });
+});
+
+describe('the shared heartbeat', () => {
+  it('is rewritten by one store only while another wrapper keeps it fresh', async () => {
+    const first = open('claude-one');
+    await first.publish(record());
+    const heartbeat = join(root, 'providers', 'agentwrap.json');
+    const written = statSync(heartbeat).mtimeMs;
+    const second = openSessionStore({ root, key: 'claude-two', clock, onWarning: (m) => warnings.push(m), autoRefresh: false, writerPid: process.pid + 1 });
+    stores.push(second);
+    await second.publish(record({ sessionId: 'two' }));
+    // Fresh (written just now by the first): the second leaves it alone.
+    expect(statSync(heartbeat).mtimeMs).toBe(written);
+    expect(readJson(heartbeat)['pid']).toBe(process.pid);
+    // Once it is older than the refresh interval, whoever refreshes next takes it over.
+    clock.advanceBy(refreshIntervalMs(TTL_MS) + 10);
+    const old = (Date.now() - refreshIntervalMs(TTL_MS) - 1_000) / 1000;
+    utimesSync(heartbeat, old, old);
+    await second.refreshIfDue();
+    expect(readJson(heartbeat)['pid']).toBe(process.pid + 1);
   });
 });
 

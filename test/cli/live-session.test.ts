@@ -9,6 +9,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { requestControl } from '../../src/app/control-socket.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
 import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
 
@@ -155,6 +156,17 @@ describe('a live wrapped session seen from outside', () => {
     const lines = text.trim().split('\n').map((line) => JSON.parse(line) as { from: string | null; to: string; agent: string });
     expect(lines[0]).toMatchObject({ from: null, to: 'idle', agent: 'demo' });
     expect(lines.map((l) => l.to)).toEqual(expect.arrayContaining(['working', 'done']));
+
+    // The session keeps what it published for the dashboard's timeline (control `history`).
+    const doc = JSON.parse(cli(['status', '--json'], env).stdout) as { sessions: { record: { control: string; started_at: number } }[] };
+    const record = doc.sessions[0]?.record;
+    const history = (await requestControl(record?.control ?? '', { method: 'history' }, 5_000)) as { since: number; now: number; initial: string | null; transitions: { t: number; to: string }[] };
+    const states = history.transitions.map((t) => t.to);
+    expect(states.slice(-2)).toEqual(['working', 'done']);
+    expect(states).toContain('idle');
+    expect(history.initial).toBeNull();
+    expect(history.since).toBe(record?.started_at);
+    expect(history.transitions.every((t, i, all) => t.t >= history.since && t.t <= history.now && (i === 0 || t.t >= (all[i - 1]?.t ?? 0)))).toBe(true);
   });
 
   it('refuses a symlinked state directory with one warning and the agent runs normally', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Label } from '../../src/core/labels.js';
 import { type PublishedTransition, scoreRecordings } from '../../src/core/score.js';
-import { type EvalPageRecording, escapeHtml, renderEvalPage } from '../../src/cli/render-eval-page.js';
+import { type EvalPageRecording, escapeHtml, renderEvalPage, renderStateTimeline } from '../../src/cli/render-eval-page.js';
 
 const LABELS: Label[] = [
   { t: 0, state: 'idle' },
@@ -83,5 +83,27 @@ describe('renderEvalPage', () => {
 
   it('says so when there is nothing to show', () => {
     expect(renderEvalPage([])).toContain('No labeled recordings.');
+  });
+});
+
+describe('renderStateTimeline (the dashboard’s last hour)', () => {
+  it('draws one band of spans from the initial state through each change, with the axis labelled as asked', () => {
+    const svg = renderStateTimeline({
+      durationS: 100,
+      initial: 'none',
+      changes: [
+        { t: 10, state: 'working' },
+        { t: 60, state: 'blocked' },
+        { t: 80, state: 'working', stuck: true },
+      ],
+      label: '<state>',
+      tickLabel: (t) => `T${t}`,
+    });
+    const fills = [...svg.matchAll(/<rect class="seg published"[^>]*fill="([^"]+)"/g)].map((m) => m[1]);
+    expect(fills).toEqual(['#f3f4f6', '#3b82f6', '#ef4444', '#a855f7']);
+    expect(svg).toContain('&#60;state&#62;');
+    expect(svg).not.toContain('<state>');
+    expect(svg).toContain('>T0<');
+    expect(svg).toContain('>T100<');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * What the live session answers on its control socket: explain, capture, ack, report (agent
- * hooks), subscribe and ping's info. Each handler reads the parts it needs; none blocks the tick.
+ * What the live session answers on its control socket: explain, capture, ack, history, report
+ * (agent hooks), subscribe and ping's info. Each handler reads the parts it needs; none blocks the tick.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { explainPack, packInputFromSnapshot } from '../../core/evaluate.js';
@@ -38,6 +38,7 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
       state: detector.state.session,
     }),
     ack: () => ({ changed: detector.ack() }),
+    history: () => ({ key: identity.key, agent: identity.sourceCli, ...publisher.historySnapshot() }),
     report: (params) => {
       const reply = parts.reporter.handle(params);
       detector.noteReport();

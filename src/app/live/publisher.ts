@@ -9,6 +9,7 @@ import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { createSessionRecord, type SessionRecord } from '../../core/session-record.js';
 import type { DetectorState } from '../../core/tick.js';
 import type { TickLogEntry } from '../../core/tick-log.js';
+import { StateHistory, type StateHistorySnapshot } from '../../core/state-history.js';
 import type { AgentState } from '../../core/types.js';
 import type { StateChangeEvent } from '../control-socket.js';
 import type { Reporter } from '../reporter.js';
@@ -52,12 +53,16 @@ export class Publisher {
   /** The control socket path written into the record; '' when there is none. */
   controlPath = '';
   private readonly subscribers = new Set<(event: StateChangeEvent) => void>();
+  /** The last hour of transitions, bounded, for the dashboard's timelines (control `history`). */
+  private readonly history: StateHistory;
   private lastPublishedState: AgentState | undefined;
   /** The title as last published: a new title alone must still reach the record. */
   private publishedTitle: string | undefined;
   private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly options: PublisherOptions) {}
+  constructor(private readonly options: PublisherOptions) {
+    this.history = new StateHistory(options.identity.startedWallMs);
+  }
 
   /** The record for `state`, as it would be published now. */
   record(state: DetectorState): SessionRecord {
@@ -112,6 +117,7 @@ export class Publisher {
       rule_id: state.session.ruleId ?? null,
     };
     this.lastPublishedState = to;
+    this.history.add({ t: event.t, to });
     for (const emit of this.subscribers) emit(event);
     this.options.onStateChange?.(event, entry);
     if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
@@ -126,6 +132,12 @@ export class Publisher {
       this.titlePublishedAtMs = nowMs;
       void store.publish(this.record(state));
     }
+  }
+
+  /** The published transitions of the last hour, as of now (wall time). */
+  historySnapshot(): StateHistorySnapshot & { readonly now: number } {
+    const now = this.options.clock.wallMs();
+    return { now, ...this.history.snapshot(now) };
   }
 
   subscribe(emit: (event: StateChangeEvent) => void): () => void {

@@ -6,7 +6,7 @@
 import { isPidAlive } from '../../app/platform.js';
 import { resolveStateRoot } from '../../app/platform.js';
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control-socket.js';
-import { readSessionsReport, resolveSession, type ListedSession } from '../../app/session-store.js';
+import { readCachedSessionsReport, resolveSession, type ListedSession } from '../../app/session-store.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -19,7 +19,7 @@ a session id or a pid, as \`agentwrap status\` shows them.
 /** Finds one live agentwrap session for what the user typed, or throws a CliError that lists the choices. */
 export function findLiveSession(query: string): ListedSession & { readonly kind: 'agentwrap' } {
   const root = resolveStateRoot(process.env);
-  const report = readSessionsReport(root, Date.now(), isPidAlive);
+  const report = readCachedSessionsReport(root, Date.now(), isPidAlive);
   if (report.warning !== undefined) throw new CliError(report.warning);
   const match = resolveSession(report.sessions, query);
   if (match.ok) return match.session;

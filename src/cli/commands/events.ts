@@ -6,12 +6,19 @@
 import { isPidAlive } from '../../app/platform.js';
 import { resolveStateRoot } from '../../app/platform.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
-import { readSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
+import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
 /** How often the directory is re-read for new sessions when no file event arrives. */
 const DISCOVER_POLL_MS = 1_000;
+/**
+ * File events in `sessions/` are coalesced for this long before the directory is read again:
+ * fifty live sessions rewrite their records ten times a second in all (each a create, a write
+ * and a rename), and a pass per event kept `events` busy. Transitions do not wait on this: they
+ * arrive over each session's control socket; only a new session's first line does.
+ */
+const DISCOVER_SETTLE_MS = 50;
 
 const SPEC = { name: 'events', options: {}, usage: `usage: agentwrap events
 
@@ -53,14 +60,17 @@ export async function main(args: readonly string[]): Promise<number> {
   return new Promise<number>((resolvePromise) => {
     const tracked = new Map<string, Tracked>();
     let sessionsWatch: SessionsWatch | undefined;
+    let settleTimer: NodeJS.Timeout | undefined;
     let isDone = false;
+    // Settled verdicts on dead records, kept across passes (skip-cache.ts).
+    const cache = loadSkipCache(root);
 
     const emit = (event: StateChangeEvent): void => {
       if (!isDone) out.write(formatEvent(event));
     };
 
     const liveSessions = (): OwnSession[] =>
-      readSessionsReport(root, Date.now(), isPidAlive).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
+      readCachedSessionsReport(root, Date.now(), isPidAlive, cache).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
 
     const connect = async (session: OwnSession, entry: Tracked): Promise<void> => {
       entry.connecting = true;
@@ -78,11 +88,11 @@ export async function main(args: readonly string[]): Promise<number> {
         entry.subscription = subscription;
         // A change between reading the record and subscribing would be lost; the record read
         // now tells, and the missed transition is reported from what the record says.
-        const now = liveSessions().find((s) => s.key === session.key);
-        if (now !== undefined && now.record.state !== entry.lastState) {
+        const now = readLiveSession(root, session.key, Date.now(), isPidAlive);
+        if (now !== undefined && now.kind === 'agentwrap' && now.record.state !== entry.lastState) {
           const from = entry.lastState;
           entry.lastState = now.record.state;
-          emit(snapshotEvent(now, from, Date.now()));
+          emit(snapshotEvent(now as OwnSession, from, Date.now()));
         }
         void subscription.closed.then(() => {
           entry.subscription = undefined;
@@ -120,11 +130,20 @@ export async function main(args: readonly string[]): Promise<number> {
       }
     };
 
+    const discoverSoon = (): void => {
+      if (settleTimer !== undefined) return;
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        discover();
+      }, DISCOVER_SETTLE_MS);
+    };
+
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const finish = (): void => {
       if (isDone) return;
       isDone = true;
       sessionsWatch?.close();
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
       for (const signal of SIGNALS) process.off(signal, finish);
       for (const entry of tracked.values()) entry.subscription?.close();
       resolvePromise(0);
@@ -133,7 +152,7 @@ export async function main(args: readonly string[]): Promise<number> {
     // `agentwrap events | head -3`: a closed pipe ends the stream quietly.
     out.on('error', finish);
 
-    sessionsWatch = watchSessions(root, discover, discover, DISCOVER_POLL_MS);
+    sessionsWatch = watchSessions(root, discoverSoon, discover, DISCOVER_POLL_MS);
     discover();
   });
 }

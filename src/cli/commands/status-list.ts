@@ -6,7 +6,8 @@
 import { homedir } from 'node:os';
 import { isPidAlive } from '../../app/platform.js';
 import { resolveStateRoot } from '../../app/platform.js';
-import { readSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
+import { loadSkipCache, readCachedSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
+import type { SkipCache } from '../../app/skip-cache.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
@@ -63,9 +64,10 @@ function parseStatusArgs(args: readonly string[]): Options | undefined {
   return { format: format ?? 'text', watch };
 }
 
-function readView(root: string): StatusView {
+/** `cache`: settled verdicts on dead records, kept across a watch's redraws (skip-cache.ts). */
+function readView(root: string, cache: SkipCache): StatusView {
   const nowMs = Date.now();
-  const report = readSessionsReport(root, nowMs, isPidAlive);
+  const report = readCachedSessionsReport(root, nowMs, isPidAlive, cache);
   return { nowMs, root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] };
 }
 
@@ -74,7 +76,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (options === undefined) return 0;
   const root = resolveStateRoot(process.env);
   if (options.watch) return watchStatus(root);
-  const view = readView(root);
+  const view = readView(root, loadSkipCache(root));
   switch (options.format) {
     case 'json':
       process.stdout.write(`${JSON.stringify(statusJson(view), null, 2)}\n`);
@@ -102,10 +104,11 @@ function watchStatus(root: string): Promise<number> {
     let settleTimer: NodeJS.Timeout | undefined;
     let sessionsWatch: SessionsWatch | undefined;
     let isDone = false;
+    const cache = loadSkipCache(root);
 
     const draw = (): void => {
       if (isDone) return;
-      const view = readView(root);
+      const view = readView(root, cache);
       const rows = out.rows ?? 24;
       let lines = [...view.warnings.map((w) => `warning: ${w}`), ...renderStatusText(view, { home: homedir(), width: out.columns ?? 80 })];
       if (lines.length > rows - 1) lines = [...lines.slice(0, rows - 2), `… ${lines.length - rows + 2} more lines`];
