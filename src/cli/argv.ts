@@ -16,12 +16,14 @@ export interface LaunchFlags {
   readonly recordInput: boolean;
   /** --pack AGENT: use this agent's pack instead of the one picked by the command name. */
   readonly pack: string | undefined;
-  /** --notify: terminal notification on blocked and done. */
-  readonly notify: boolean;
+  /** --notify / --no-notify: terminal notification on blocked and done; undefined: the config decides. */
+  readonly notify: boolean | undefined;
   /** --on-state CMD: run CMD on blocked and done. */
   readonly onState: string | undefined;
-  /** false with --no-hooks: do not install agentwrap's reporter hooks for this run. */
-  readonly hooks: boolean;
+  /** false with --no-hooks, true with --hooks; undefined: the config decides (default on). */
+  readonly hooks: boolean | undefined;
+  /** --no-record: no automatic recording into the config's record_dir for this run. */
+  readonly noRecord: boolean;
 }
 
 export interface LaunchRequest {
@@ -40,9 +42,11 @@ export const LAUNCH_OPTIONS_HELP = `options (before the agent name; everything a
   --record FILE.cast   record the session (asciicast v2)
   --record-input       also record keystrokes (they can hold secrets)
   --pack AGENT         use this agent's pack instead of the one chosen by the command name
-  --notify             terminal notification on blocked and done
+  --notify             terminal notification on blocked and done (--no-notify: not this run)
   --on-state CMD       run CMD on blocked and done
-  --no-hooks           do not install agentwrap's reporter hooks for this run
+  --no-hooks           do not install agentwrap's reporter hooks for this run (--hooks: do)
+  --no-record          no automatic recording into record_dir (config.toml) for this run
+defaults for these come from ~/.config/agentwrap/config.toml (docs/config.md); a flag wins.
 `;
 
 export const LAUNCH_USAGE = `usage:
@@ -52,9 +56,16 @@ export const LAUNCH_USAGE = `usage:
 ${LAUNCH_OPTIONS_HELP}`;
 
 type ValueOption = '--record' | '--pack' | '--on-state';
-type FlagOption = '--record-input' | '--notify' | '--no-hooks';
+type FlagOption = '--record-input' | '--notify' | '--no-notify' | '--hooks' | '--no-hooks' | '--no-record';
 const VALUE_OPTIONS: readonly ValueOption[] = ['--record', '--pack', '--on-state'];
-const FLAG_OPTIONS: readonly FlagOption[] = ['--record-input', '--notify', '--no-hooks'];
+const FLAG_OPTIONS: readonly FlagOption[] = ['--record-input', '--notify', '--no-notify', '--hooks', '--no-hooks', '--no-record'];
+
+/** Flags that contradict each other: given together, the user meant one of them. */
+const OPPOSITE_FLAGS: readonly (readonly [string, string])[] = [
+  ['--notify', '--no-notify'],
+  ['--hooks', '--no-hooks'],
+  ['--record', '--no-record'],
+];
 
 function isValueOption(name: string): name is ValueOption {
   return (VALUE_OPTIONS as readonly string[]).includes(name);
@@ -118,6 +129,10 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
   if (flags.has('--record-input') && !values.has('--record')) {
     throw new UsageError('--record-input needs --record FILE');
   }
+  const given = (name: string): boolean => flags.has(name as FlagOption) || values.has(name as ValueOption);
+  for (const [a, b] of OPPOSITE_FLAGS) {
+    if (given(a) && given(b)) throw new UsageError(`${a} and ${b} contradict each other; give one`);
+  }
   return {
     kind: 'launch',
     form,
@@ -127,9 +142,10 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
       record: values.get('--record'),
       recordInput: flags.has('--record-input'),
       pack: values.get('--pack'),
-      notify: flags.has('--notify'),
+      notify: flags.has('--notify') ? true : flags.has('--no-notify') ? false : undefined,
       onState: values.get('--on-state'),
-      hooks: !flags.has('--no-hooks'),
+      hooks: flags.has('--hooks') ? true : flags.has('--no-hooks') ? false : undefined,
+      noRecord: flags.has('--no-record'),
     },
   };
 }
