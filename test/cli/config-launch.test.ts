@@ -4,6 +4,7 @@
  * session into a 0700 directory and keeps only the newest `record_keep`; `--no-record` skips it;
  * a broken config is said in one line and the command runs anyway.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +83,17 @@ describe('config.toml at launch', () => {
     expect(exitCode).toBe(0);
     expect(output).toContain(`agentwrap: ${join(configDir, 'config.toml')}:2: unknown key "record_dri" (did you mean "record_dir"?) (config ignored; built-in defaults in use)`);
     expect(output).toContain('hello-from-agent');
+  });
+
+  it('state_dir is where every command reads, unless $AGENT_STATUS_DIR says otherwise', () => {
+    const stateDir = join(dir, 'from-config');
+    writeFileSync(join(configDir, 'config.toml'), `state_dir = "${stateDir}"\n`);
+    const env = { PATH: process.env['PATH'] ?? '', HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'config') };
+
+    const fromConfig = spawnSync(process.execPath, [CLI, 'status'], { encoding: 'utf8', env });
+    const fromEnv = spawnSync(process.execPath, [CLI, 'status'], { encoding: 'utf8', env: { ...env, AGENT_STATUS_DIR: join(dir, 'from-env') } });
+
+    expect(fromConfig.stdout).toBe(`no live agent sessions (${stateDir})\n`);
+    expect(fromEnv.stdout).toBe(`no live agent sessions (${join(dir, 'from-env')})\n`);
   });
 });
