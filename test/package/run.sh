@@ -45,7 +45,9 @@ clean_env() { # clean_env HOME COMMAND…: a login-like environment, nothing of 
 step "clean clone of $(git -C "$repo" rev-parse --short HEAD) and npm pack"
 git clone -q "$repo" "$work/clone"
 mkdir -p "$work/build-home" "$work/home" "$work/prefix"
-(cd "$work/clone" && clean_env "$work/build-home" npm ci --no-audit --no-fund --loglevel=error >"$work/ci.log" 2>&1) || { tail -40 "$work/ci.log"; fail 'npm ci in the clean clone'; }
+# Packing needs only the TypeScript build (prepack), so the clone skips compiling native modules;
+# the install below compiles them as a user's machine does.
+(cd "$work/clone" && clean_env "$work/build-home" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >"$work/ci.log" 2>&1) || { tail -40 "$work/ci.log"; fail 'npm ci in the clean clone'; }
 [ ! -e "$work/clone/dist" ] || fail 'dist/ exists before packing: the pack would not prove prepack builds it'
 (cd "$work/clone" && clean_env "$work/build-home" npm pack --pack-destination "$work" >"$work/pack.log" 2>&1) || { cat "$work/pack.log"; fail 'npm pack'; }
 tarball=$(ls "$work"/agentwrap-*.tgz)
