@@ -31,15 +31,19 @@ expect_in() { # expect_in FILE PATTERN WHAT
   grep -Eq -- "$2" "$1" || { cat "$1" >&2; fail "$3"; }
 }
 
-# npm's defaults, except one thing this machine may need: where node's headers are. node-gyp
-# downloads them from nodejs.org unless nodedir says where they are installed; a machine
-# without that network access has them configured (here: the caller's npm config).
+# npm's defaults, except two things a machine behind a proxy or without nodejs.org may need,
+# taken from the caller's npm config when set there: the CA file that trusts the registry's
+# certificate (with --prefix, npm's global npmrc moves into the prefix, so the system one is
+# not read), and where node's headers are (node-gyp downloads them from nodejs.org otherwise).
+cafile=$(npm config get cafile 2>/dev/null || true)
+[ "$cafile" != null ] || cafile=
 nodedir=$(npm config get nodedir 2>/dev/null || true)
+[ "$nodedir" != null ] || nodedir=
 clean_env() { # clean_env HOME COMMAND…: a login-like environment, nothing of the caller's npm setup
   local home=$1
   shift
   env -i PATH="$work/prefix/bin:/usr/local/bin:/usr/bin:/bin" HOME="$home" TERM=xterm-256color LANG=C.UTF-8 \
-    ${nodedir:+npm_config_nodedir=$nodedir} "$@"
+    ${cafile:+npm_config_cafile=$cafile} ${nodedir:+npm_config_nodedir=$nodedir} "$@"
 }
 
 step "clean clone of $(git -C "$repo" rev-parse --short HEAD) and npm pack"
