@@ -34,7 +34,8 @@ export async function main(args: readonly string[]): Promise<number> {
     config: userConfig(process.env),
     isStdinTerminal: process.stdin.isTTY === true,
     isStdoutTerminal: process.stdout.isTTY === true,
-    terminalSize: process.stdout.isTTY === true ? { cols: process.stdout.columns, rows: process.stdout.rows } : undefined,
+    // A terminal that reports no size (0x0, as script(1) gives) says nothing about the size.
+    terminalSize: process.stdout.isTTY === true && process.stdout.columns > 0 ? { cols: process.stdout.columns, rows: process.stdout.rows } : undefined,
     nodeVersion: process.version,
   });
   const failed = report.checks.some((c) => c.status === 'fail');
