@@ -17,12 +17,14 @@ export interface LaunchFlags {
   readonly recordInput: boolean;
   /** --pack AGENT: use this agent's pack instead of the one picked by the command name. */
   readonly pack: string | undefined;
-  /** --notify: terminal notification on blocked and done. */
-  readonly notify: boolean;
+  /** --notify / --no-notify: terminal notification on blocked and done; undefined: the config decides. */
+  readonly notify: boolean | undefined;
   /** --on-state CMD: run CMD on blocked and done. */
   readonly onState: string | undefined;
-  /** false with --no-hooks: do not install agentwrap's reporter hooks for this run. */
-  readonly hooks: boolean;
+  /** false with --no-hooks, true with --hooks; undefined: the config decides (default on). */
+  readonly hooks: boolean | undefined;
+  /** --no-record: no automatic recording into the config's record_dir for this run. */
+  readonly noRecord: boolean;
 }
 
 export interface LaunchRequest {
@@ -41,9 +43,11 @@ export const LAUNCH_OPTIONS_HELP = `options (before the agent name; everything a
   --record FILE.cast   record the session (asciicast v2)
   --record-input       also record keystrokes (they can hold secrets)
   --pack AGENT         use this agent's pack instead of the one chosen by the command name
-  --notify             terminal notification on blocked and done
+  --notify             terminal notification on blocked and done (--no-notify: not this run)
   --on-state CMD       run CMD on blocked and done
-  --no-hooks           do not install agentwrap's reporter hooks for this run
+  --no-hooks           do not install agentwrap's reporter hooks for this run (--hooks: do)
+  --no-record          no automatic recording into record_dir (config.toml) for this run
+defaults for these come from ~/.config/agentwrap/config.toml (docs/config.md); a flag wins.
 `;
 
 export const RUN_USAGE = `usage: agentwrap run [options] -- <cmd> [args…]   run any command wrapped
@@ -61,12 +65,22 @@ const LAUNCH_OPTIONS = {
   'record-input': { type: 'boolean' },
   pack: { type: 'string' },
   notify: { type: 'boolean' },
+  'no-notify': { type: 'boolean' },
   'on-state': { type: 'string' },
+  hooks: { type: 'boolean' },
   'no-hooks': { type: 'boolean' },
+  'no-record': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type LaunchOption = keyof typeof LAUNCH_OPTIONS;
+
+/** Options that contradict each other: given together, the user meant one of them. */
+const OPPOSITE_OPTIONS: readonly (readonly [LaunchOption, LaunchOption])[] = [
+  ['notify', 'no-notify'],
+  ['hooks', 'no-hooks'],
+  ['record', 'no-record'],
+];
 
 function isLaunchOption(name: string): name is LaunchOption {
   return Object.hasOwn(LAUNCH_OPTIONS, name);
@@ -125,6 +139,9 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
   if (values.has('record-input') && !values.has('record')) {
     throw new UsageError('--record-input needs --record FILE');
   }
+  for (const [a, b] of OPPOSITE_OPTIONS) {
+    if (values.has(a) && values.has(b)) throw new UsageError(`--${a} and --${b} contradict each other; give one`);
+  }
   return {
     kind: 'launch',
     form,
@@ -134,9 +151,10 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
       record: text('record'),
       recordInput: values.has('record-input'),
       pack: text('pack'),
-      notify: values.has('notify'),
+      notify: values.has('notify') ? true : values.has('no-notify') ? false : undefined,
       onState: text('on-state'),
-      hooks: !values.has('no-hooks'),
+      hooks: values.has('hooks') ? true : values.has('no-hooks') ? false : undefined,
+      noRecord: values.has('no-record'),
     },
   };
 }

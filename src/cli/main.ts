@@ -21,7 +21,16 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> =
   eval: () => import('./commands/eval.js'),
   packs: () => import('./commands/packs.js'),
   demo: () => import('./commands/demo.js'),
+  doctor: () => import('./commands/doctor.js'),
+  completion: () => import('./commands/completion.js'),
+  __complete: async () => ({ main: (await import('./commands/completion.js')).completeMain }),
 };
+
+/**
+ * Commands that do not read the config file here: hooks (`report*`) run on every agent event
+ * and inherit the session's environment; doctor and completions read it their own way.
+ */
+const WITHOUT_CONFIG: ReadonlySet<string> = new Set(['report', 'report-metadata', 'doctor', 'completion', '__complete']);
 
 export const USAGE = `usage:
   agentwrap [options] <agent> [args…]        run an agent CLI (claude, codex, opencode…) wrapped
@@ -38,6 +47,9 @@ export const USAGE = `usage:
   agentwrap eval PATH… [--json] [--report FILE.html] [--min-accuracy X]
   agentwrap packs list | lint [FILE…] | test
   agentwrap demo [--auto]
+  agentwrap doctor [--json]                  what agentwrap sees here and what is wrong
+  agentwrap completion bash|zsh|fish         shell completions (source <(agentwrap completion bash))
+  agentwrap --version
 
 ${LAUNCH_OPTIONS_HELP}`;
 
@@ -48,9 +60,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return first === undefined ? 2 : 0;
   }
   if (first === '-V' || first === '--version') {
-    const { AGENTWRAP_VERSION } = await import('../app/platform.js');
-    process.stdout.write(`agentwrap ${AGENTWRAP_VERSION}\n`);
+    const { versionLine } = await import('./version.js');
+    process.stdout.write(`${versionLine(process.env)}\n`);
     return 0;
+  }
+  if (!WITHOUT_CONFIG.has(first)) {
+    const { applyUserConfig } = await import('./user-config.js');
+    applyUserConfig(process.env, (text) => process.stderr.write(text));
   }
   const load = COMMANDS[first];
   if (load !== undefined) {

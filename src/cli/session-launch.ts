@@ -6,13 +6,35 @@
 import { basename } from 'node:path';
 import { checkStateRootForReading, resolveStateRoot } from '../app/platform.js';
 import { planHooks } from '../app/hooks.js';
+import { prepareAutoRecording } from '../app/record-dir.js';
+import { resolveLaunchSettings, type LaunchSettings } from '../core/launch-settings.js';
 import { prepareControlSocketPath } from '../app/control-socket.js';
 import type { LiveSession } from '../app/live-session.js';
 import { syntheticSessionId } from '../core/session-record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
+import { userConfig } from './user-config.js';
 
-export async function runWithSession(request: LaunchRequest): Promise<number> {
+/**
+ * The request with the config file's defaults under its flags (core/launch-settings.ts), and
+ * `record_dir` turned into this run's recording file. A recording that cannot be prepared is a
+ * warning; the agent runs unrecorded.
+ */
+function withSettings(request: LaunchRequest, settings: LaunchSettings, warnings: string[]): LaunchRequest {
+  const plan = settings.record.value;
+  let record = request.flags.record;
+  if (plan.kind === 'dir') {
+    const auto = prepareAutoRecording(plan.dir, plan.keep, request.flags.pack ?? basename(request.command), new Date().toISOString(), process.pid);
+    if (auto.ok) record = auto.path;
+    else warnings.push(`not recording this session: ${auto.reason}`);
+  }
+  return {
+    ...request,
+    flags: { ...request.flags, record, notify: settings.notify.value, onState: settings.onState.value, hooks: settings.hooks.value },
+  };
+}
+
+export async function runWithSession(typed: LaunchRequest): Promise<number> {
   // The live session (screen mirror, packs, records: ~80 ms of module loading and pack
   // compiling here) loads while the agent starts, not before: the launcher holds the output
   // for taps that attach late, and the relay thread passes it through meanwhile.
@@ -27,6 +49,8 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
   if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
 
   const warnings: string[] = [];
+  const settings = resolveLaunchSettings(typed.flags, userConfig(env), typed.flags.pack ?? basename(typed.command));
+  const request = withSettings(typed, settings, warnings);
   // The control socket's path is fixed before the agent starts, so its environment can carry it
   // (AGENTWRAP_CONTROL): `agentwrap report` in a hook then needs no directory scan, and finds out
   // at once (even from the shell front, without starting Node) when no session is listening.
@@ -64,7 +88,7 @@ export async function runWithSession(request: LaunchRequest): Promise<number> {
             env,
             cwd: process.cwd(),
             record: request.flags.record === undefined ? undefined : { path: request.flags.record, withInput: request.flags.recordInput },
-            notify: request.flags.notify,
+            notify: request.flags.notify === true,
             // Between two of the agent's output chunks, never inside an escape sequence of it.
             writeTerminal: (data) => launched.writeTerminal(data),
             onStateCommand: request.flags.onState,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseLaunchArgs, type LaunchFlags } from '../../src/cli/argv.js';
 import { UsageError } from '../../src/cli/errors.js';
 
-const NO_FLAGS: LaunchFlags = { record: undefined, recordInput: false, pack: undefined, notify: false, onState: undefined, hooks: true };
+const NO_FLAGS: LaunchFlags = { record: undefined, recordInput: false, pack: undefined, notify: undefined, onState: undefined, hooks: undefined, noRecord: false };
 
 describe('parseLaunchArgs, agent form', () => {
   it.each([
@@ -13,6 +13,7 @@ describe('parseLaunchArgs, agent form', () => {
     [['--record=a.cast', '--record-input', 'codex'], 'codex', [], { record: 'a.cast', recordInput: true }],
     [['--pack', 'claude', '--notify', '--no-hooks', 'my-claude'], 'my-claude', [], { pack: 'claude', notify: true, hooks: false }],
     [['--on-state', 'notify-send hi', 'opencode'], 'opencode', [], { onState: 'notify-send hi' }],
+    [['--no-notify', '--hooks', '--no-record', 'claude'], 'claude', [], { notify: false, hooks: true, noRecord: true }],
     [['--', '--weird-agent', '-x'], '--weird-agent', ['-x'], {}],
     [['./bin/agent', '-'], './bin/agent', ['-'], {}],
   ] as const)('%j → %s %j', (argv, command, args, flags) => {
@@ -47,6 +48,9 @@ describe('parseLaunchArgs mistakes', () => {
     ['agent', ['--notify', '--notify', 'claude'], /--notify given twice/],
     ['agent', ['--notify=yes', 'claude'], /--notify takes no value/],
     ['agent', ['--record-input', 'claude'], /--record-input needs --record FILE/],
+    ['agent', ['--notify', '--no-notify', 'claude'], /--notify and --no-notify contradict each other/],
+    ['agent', ['--no-hooks', '--hooks', 'claude'], /--hooks and --no-hooks contradict/],
+    ['agent', ['--record', 'a.cast', '--no-record', 'claude'], /--record and --no-record contradict/],
     ['agent', ['--verbose', 'claude'], /unknown option --verbose .*before the agent name/],
     ['run', ['-x', '--', 'vim'], /unknown option -x .*before the command/],
     ['agent', ['--', ''], /the agent name is empty/],

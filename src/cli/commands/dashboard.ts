@@ -5,7 +5,7 @@
 import { resolveStateRoot } from '../../app/platform.js';
 import { startDashboard } from '../dashboard-server.js';
 import { UsageError } from '../errors.js';
-import { numberFlag, parseFlags } from '../flags.js';
+import { numberFlag, parseCommand } from '../flags.js';
 
 const HELP = `usage: agentwrap dashboard [--port N]
 
@@ -17,11 +17,9 @@ sessions' working directories, titles and screens, so keep it to yourself. Ctrl-
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags('dashboard', args, { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
-  if (values.help === true) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  const parsed = parseCommand({ name: 'dashboard', usage: HELP, options: { port: { type: 'string' } } }, args);
+  if (parsed === undefined) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`dashboard: unexpected argument ${positionals[0] ?? ''}`);
   const port = numberFlag('dashboard', 'port', values.port) ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`dashboard: --port wants 0–65535, got ${values.port ?? ''}`);

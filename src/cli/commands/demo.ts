@@ -66,7 +66,7 @@ export async function main(args: readonly string[]): Promise<number> {
     form: 'run',
     command: process.execPath,
     args: [demoAgentPath()],
-    flags: { record: values.record, recordInput: false, pack: 'demo', notify: false, onState: undefined, hooks: true },
+    flags: { record: values.record, recordInput: false, noRecord: false, pack: 'demo', notify: undefined, onState: undefined, hooks: undefined },
   });
 }
 

@@ -1,0 +1,55 @@
+/**
+ * Reads the user's config file, `$XDG_CONFIG_HOME/agentwrap/config.toml` (else
+ * `~/.config/agentwrap/config.toml`). Never throws: a missing file is the normal case (built-in
+ * defaults), and a broken one yields its problems plus the built-in defaults, so the agent
+ * still runs and the caller says what is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { EMPTY_CONFIG, formatConfigIssue, parseConfig } from '../core/config-schema.js';
+import type { ConfigSnapshot } from '../core/launch-settings.js';
+
+export type ConfigStatus = 'absent' | 'ok' | 'invalid';
+
+export interface LoadedConfig extends ConfigSnapshot {
+  readonly status: ConfigStatus;
+  /** Each formatted `FILE:LINE: reason`; empty unless invalid. */
+  readonly problems: readonly string[];
+}
+
+function homeOf(env: NodeJS.ProcessEnv): string | undefined {
+  const home = env['HOME'];
+  if (home !== undefined && home !== '') return home;
+  try {
+    return homedir();
+  } catch {
+    // No home directory at all (a bare service account): there is then no default config path.
+    return undefined;
+  }
+}
+
+/** The config file's path; undefined when neither XDG_CONFIG_HOME nor a home is known. */
+export function configFilePath(env: NodeJS.ProcessEnv): string | undefined {
+  const xdg = env['XDG_CONFIG_HOME'];
+  // The XDG spec: a relative value is invalid and ignored.
+  if (xdg !== undefined && xdg.startsWith('/')) return join(xdg, 'agentwrap', 'config.toml');
+  const home = homeOf(env);
+  return home === undefined ? undefined : join(home, '.config', 'agentwrap', 'config.toml');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): LoadedConfig {
+  const path = configFilePath(env);
+  if (path === undefined) return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
+    return { path, config: EMPTY_CONFIG, status: 'invalid', problems: [`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  const parsed = parseConfig(text, path, homeOf(env));
+  if (parsed.kind === 'invalid') return { path, config: EMPTY_CONFIG, status: 'invalid', problems: parsed.errors.map(formatConfigIssue) };
+  return { path, config: parsed.config, status: 'ok', problems: [] };
+}

@@ -1,0 +1,36 @@
+/**
+ * The config file's `[hooks]` accepts exactly the agents planHooks installs hooks for: a
+ * `[hooks] gemini = false` must be an error (there is nothing to turn off), and an agent that
+ * gains hooks must become configurable. This keeps core/config-schema.ts's HOOK_AGENTS and
+ * app/hooks.ts in step.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planHooks } from '../../src/app/hooks.js';
+import { HOOK_AGENTS } from '../../src/core/config-schema.js';
+
+let tmp: string;
+
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'aw-hook-agents-'));
+});
+
+afterEach(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function installs(agent: string): boolean {
+  const plan = planHooks({ agent, args: [], env: { HOME: join(tmp, 'home'), CODEX_HOME: join(tmp, 'codex-home') }, reportCommand: ['/usr/bin/true'], tmpRoot: tmp });
+  plan.dispose();
+  return plan.installed;
+}
+
+describe('HOOK_AGENTS', () => {
+  it('is exactly the agents planHooks installs hooks for', () => {
+    const candidates = ['claude', 'codex', 'opencode', 'gemini', 'amp', 'grok', 'kimi', 'pi', 'demo'];
+
+    expect(candidates.filter(installs)).toEqual([...HOOK_AGENTS]);
+  });
+});
