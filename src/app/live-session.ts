@@ -18,7 +18,7 @@ import { resolveStateRoot, StateDirError } from '../adapters/state-dir.js';
 import { explainPack, packInputFromSnapshot } from '../core/evaluate.js';
 import { versionStatus } from '../core/pack-schema.js';
 import { TICK_MS } from '../core/policy.js';
-import { createSessionRecord, recordKey, type SessionRecord } from '../core/record.js';
+import { createSessionRecord, recordKey, tmuxPaneFromEnv, type SessionRecord } from '../core/record.js';
 import type { DetectorState } from '../core/tick.js';
 import type { TickLogEntry } from '../core/tick-log.js';
 import type { AgentState, ProcessEvidence } from '../core/types.js';
@@ -26,6 +26,7 @@ import { prepareControlSocketPath, startControlServer, type ControlServer, type 
 import type { LaunchedSession } from './launch.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from './pack-registry.js';
 import { createRecorder, type Recorder } from './recorder.js';
+import { createScreenFeed } from './screen-feed.js';
 import { openSessionStore, sweepStaleRecords, type SessionStore } from './session-store.js';
 import { DetectorSession, describeError } from './session.js';
 import { Reporter } from './reporter.js';
@@ -159,6 +160,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   // record, or status would show a stale one until the next transition.
   let publishedTitle: string | undefined;
   let titlePublishedAtMs = Number.NEGATIVE_INFINITY;
+  const tmuxPane = tmuxPaneFromEnv(options.env);
+  const screenFeed = createScreenFeed(() => screen.view());
   function currentRecord(state: DetectorState): SessionRecord {
     const s = state.session;
     const title = screen.evidence().title?.text;
@@ -185,6 +188,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       ...(identity.agentSessionId === undefined ? {} : { agentSessionId: identity.agentSessionId }),
       ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
       control: controlPath,
+      ...(tmuxPane === undefined ? {} : { tmux: tmuxPane }),
     });
   }
   const detectorStartMs = clock.nowMs();
@@ -260,6 +264,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     void lastWrite
       .then(() => {
         const { changed } = detector.evaluate();
+        screenFeed.check();
         const nowMs = clock.nowMs();
         // The record's periodic refresh rides on this wake-up (the store's own timer waits
         // STORE_TIMER_SLACK_MS longer and only stands in if ticking stops).
@@ -367,6 +372,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
           return () => subscribers.delete(emit);
         },
         info: () => ({ session: key, agent: sourceCli }),
+        screen: (emit) => screenFeed.subscribe(emit),
       });
     } catch (error) {
       controlPath = '';

@@ -195,7 +195,8 @@ describe('agentwrap status', () => {
     const { code, stderr } = await cli(['status', '--bogus']);
 
     expect(code).toBe(2);
-    expect(stderr).toMatch(/unexpected argument --bogus/);
+    // The message is node:util parseArgs's (src/cli/flags.ts), naming the option.
+    expect(stderr).toMatch(/status: Unknown option '--bogus'/);
   });
 
   it('--watch redraws in place when a record changes and exits 0 on Ctrl-C, restoring the cursor', async () => {

@@ -1,14 +1,17 @@
 /**
- * `agentwrap status [--json | --watch | --format text|json|tmux]`: every live session record
- * from every writer of the Agent Status Providers convention, rolled up. Corrupt, expired,
- * foreign or dead-pid files are skipped, never fatal (convention §5).
+ * `agentwrap status [--json | --watch | --format text|json|tmux] [--host H]… [--state-dir D]…`:
+ * every live session record from every writer of the Agent Status Providers convention, rolled
+ * up. Corrupt, expired, foreign or dead-pid files are skipped, never fatal (convention §5).
+ * `--watch` on a terminal is the live dashboard (status-dashboard.ts); into a pipe it redraws
+ * the list in place.
  */
 import { homedir } from 'node:os';
-import { isPidAlive } from '../../adapters/process-alive.js';
-import { resolveStateRoot } from '../../adapters/state-dir.js';
-import { readSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
+import { pollRemoteStatus, readRemoteStatus, type RemotePoller } from '../../app/remote-status.js';
+import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
-import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
+import { parseFlags } from '../flags.js';
+import { renderStatusText, renderTmux, statusJson } from '../render-status.js';
+import { buildView, statusSources, type StatusSources } from '../status-sources.js';
 
 type Format = 'text' | 'json' | 'tmux';
 
@@ -16,6 +19,8 @@ type Format = 'text' | 'json' | 'tmux';
 const WATCH_POLL_MS = 1_000;
 /** Coalesces a burst of file events (temp file + rename) into one redraw. */
 const WATCH_SETTLE_MS = 30;
+/** How long after a host answered `--watch` asks it again. */
+export const REMOTE_POLL_MS = 3_000;
 
 const ESC = '\u001b';
 const CURSOR_HOME = `${ESC}[H`;
@@ -25,56 +30,65 @@ const CLEAR_BELOW = `${ESC}[J`;
 const HIDE_CURSOR = `${ESC}[?25l`;
 const SHOW_CURSOR = `${ESC}[?25h`;
 
-const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmux]
+const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmux] [--host H]… [--state-dir DIR]…
 
-  (no option)     one line per live session, then the rolled-up state
-  --json          the same as JSON (shape: docs/publishing.md)
-  --watch         redraw in place when anything changes; Ctrl-C to quit
-  --format tmux   compact counts for tmux status-right, e.g.
-                  set -g status-right '#(agentwrap status --format tmux)'
+  (no option)       one line per live session, then the rolled-up state
+  --json            the same as JSON (shape: docs/publishing.md)
+  --watch           on a terminal: the live dashboard (sessions by urgency, the selected one's
+                    screen, Enter to jump to its tmux pane, a to ack, f to filter, ? for keys);
+                    into a pipe: the list, redrawn in place when anything changes
+  --format tmux     compact counts for tmux status-right, e.g.
+                    set -g status-right '#(agentwrap status --format tmux)'
+  --host USER@BOX   also list the sessions on another machine, over ssh (repeatable)
+  --state-dir DIR   read this state directory instead of the default, e.g. a container's
+                    bind-mounted one (repeatable; records are checked by lease, not pid)
 `;
+
+const FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
+  watch: { type: 'boolean', short: 'w' },
+  format: { type: 'string', multiple: true },
+  host: { type: 'string', multiple: true },
+  'state-dir': { type: 'string', multiple: true },
+} as const;
 
 interface Options {
   readonly format: Format;
   readonly watch: boolean;
+  readonly sources: StatusSources;
 }
 
-function parseArgs(args: readonly string[]): Options | 'help' {
+function parseOptions(args: readonly string[]): Options | 'help' {
+  const { values, positionals } = parseFlags('status', args, FLAGS);
+  if (values.help === true) return 'help';
+  if (positionals.length > 0) throw new UsageError(`status: unexpected argument ${positionals[0] ?? ''}`);
   let format: Format | undefined;
-  let watch = false;
   const setFormat = (value: string | undefined): void => {
     if (value !== 'text' && value !== 'json' && value !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${value ?? 'nothing'}`);
     if (format !== undefined && format !== value) throw new UsageError('choose one output format');
     format = value;
   };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? '';
-    if (arg === '-h' || arg === '--help') return 'help';
-    else if (arg === '--json') setFormat('json');
-    else if (arg === '--watch' || arg === '-w') watch = true;
-    else if (arg === '--format') setFormat(args[++i]);
-    else if (arg.startsWith('--format=')) setFormat(arg.slice('--format='.length));
-    else throw new UsageError(`status: unexpected argument ${arg}`);
-  }
+  if (values.json === true) setFormat('json');
+  for (const value of values.format ?? []) setFormat(value);
+  const watch = values.watch === true;
   if (watch && format !== undefined && format !== 'text') throw new UsageError('--watch draws text; it does not combine with --json or --format');
-  return { format: format ?? 'text', watch };
-}
-
-function readView(root: string): StatusView {
-  const nowMs = Date.now();
-  const report = readSessionsReport(root, nowMs, isPidAlive);
-  return { nowMs, root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] };
+  return { format: format ?? 'text', watch, sources: statusSources(values['state-dir'], values.host, process.env) };
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const options = parseArgs(args);
+  const options = parseOptions(args);
   if (options === 'help') {
     process.stdout.write(HELP);
     return 0;
   }
-  const root = resolveStateRoot(process.env);
-  if (options.watch) return watchStatus(root);
-  const view = readView(root);
+  const { sources } = options;
+  if (options.watch) {
+    if (process.stdout.isTTY === true && process.stdin.isTTY === true) return (await import('./status-dashboard.js')).runDashboard(sources);
+    return watchStatus(sources);
+  }
+  const remote = await Promise.all(sources.hosts.map((host) => readRemoteStatus({ host, env: process.env })));
+  const view = buildView(sources, Date.now(), remote);
   switch (options.format) {
     case 'json':
       process.stdout.write(`${JSON.stringify(statusJson(view), null, 2)}\n`);
@@ -95,17 +109,17 @@ export async function main(args: readonly string[]): Promise<number> {
  * The screen is never cleared between frames, so nothing flickers; a frame is only written
  * when its text changed. Ctrl-C restores the cursor and exits 0.
  */
-function watchStatus(root: string): Promise<number> {
+function watchStatus(sources: StatusSources): Promise<number> {
   const out = process.stdout;
   return new Promise<number>((resolvePromise) => {
     let previous = '';
     let settleTimer: NodeJS.Timeout | undefined;
-    let sessionsWatch: SessionsWatch | undefined;
+    const sessionsWatches: SessionsWatch[] = [];
     let isDone = false;
 
     const draw = (): void => {
       if (isDone) return;
-      const view = readView(root);
+      const view = buildView(sources, Date.now(), remote.reports());
       const rows = out.rows ?? 24;
       let lines = [...view.warnings.map((w) => `warning: ${w}`), ...renderStatusText(view, { home: homedir(), width: out.columns ?? 80 })];
       if (lines.length > rows - 1) lines = [...lines.slice(0, rows - 2), `… ${lines.length - rows + 2} more lines`];
@@ -121,10 +135,12 @@ function watchStatus(root: string): Promise<number> {
         draw();
       }, WATCH_SETTLE_MS);
     };
+    const remote: RemotePoller = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, drawSoon);
     const finish = (): void => {
       if (isDone) return;
       isDone = true;
-      sessionsWatch?.close();
+      for (const watch of sessionsWatches) watch.close();
+      remote.close();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
       out.off('resize', onResize);
       for (const signal of SIGNALS) process.off(signal, finish);
@@ -143,7 +159,8 @@ function watchStatus(root: string): Promise<number> {
     out.on('error', finish);
 
     out.write(`${HIDE_CURSOR}${CURSOR_HOME}${CLEAR_SCREEN}`);
-    sessionsWatch = watchSessions(root, drawSoon, draw, WATCH_POLL_MS);
+    // One poll timer for all roots (the first watch's); the others only add file events.
+    sources.roots.forEach((root, i) => sessionsWatches.push(watchSessions(root, drawSoon, i === 0 ? draw : () => undefined, WATCH_POLL_MS)));
     draw();
   });
 }

@@ -1,0 +1,334 @@
+/**
+ * `agentwrap status --watch` on a terminal: the live dashboard. The terminal I/O only; what is
+ * shown (dashboard-layout.ts) and what keys do (dashboard-model.ts) are pure.
+ *
+ * Where changes come from, so nothing polls fast:
+ * - state transitions: each local session's control socket (`subscribe`), drawn on arrival;
+ * - new and ended sessions, titles: inotify on each `sessions/` directory, plus a 1 s re-read
+ *   that also moves the "for how long" column;
+ * - the selected session's screen: its control socket (`screen`), sent when it changed;
+ * - other machines: `agentwrap status --json` over ssh, every few seconds.
+ *
+ * The alternate screen and the cursor are restored on every way out: q, Ctrl-C, SIGINT,
+ * SIGTERM, SIGHUP, a terminal that went away (EIO/EPIPE on write, end of input), and, as a last
+ * resort, process exit.
+ */
+import { appendFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { jumpToPane } from '../../adapters/tmux.js';
+import { runSsh } from '../../adapters/ssh.js';
+import {
+  ControlError,
+  requestControl,
+  subscribeControl,
+  subscribeScreen,
+  type ControlSubscription,
+  type ScreenPreview,
+  type StateChangeEvent,
+} from '../../app/control-socket.js';
+import { pollRemoteStatus, type HostedSession } from '../../app/remote-status.js';
+import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
+import { sanitizeTitle } from '../../core/record.js';
+import { decodeKeys } from '../dashboard-keys.js';
+import { renderFrame } from '../dashboard-layout.js';
+import {
+  ackRefusal,
+  applyKey,
+  initialState,
+  jumpRefusal,
+  selectedRow,
+  withRows,
+  type DashboardAction,
+  type DashboardRow,
+  type DashboardState,
+} from '../dashboard-model.js';
+import { buildView, type StatusSources } from '../status-sources.js';
+import { REMOTE_POLL_MS } from './status-list.js';
+
+/** Re-read of the state directories when no file event came (ages, expired leases). */
+const REREAD_MS = 1_000;
+/** File events (a record rewrite is several) coalesce into one re-read this long after the first. */
+const FILE_EVENT_SETTLE_MS = 100;
+
+const ESC = '\u001b';
+const ENTER_ALT_SCREEN = `${ESC}[?1049h${ESC}[?25l${ESC}[2J`;
+const LEAVE_ALT_SCREEN = `${ESC}[?25h${ESC}[?1049l`;
+const REVERSE = `${ESC}[7m`;
+const RESET = `${ESC}[0m`;
+
+function toRow(session: HostedSession): DashboardRow {
+  const host = session.host;
+  const common = {
+    id: host === undefined ? session.key : `${host}/${session.key}`,
+    host,
+    key: sanitizeTitle(session.key, 128),
+    agent: sanitizeTitle(session.record.source_cli, 64),
+    cwd: sanitizeTitle(session.record.cwd ?? '', 512),
+  };
+  if (session.kind !== 'agentwrap') return { ...common, state: undefined, stateSinceMs: undefined, stuck: false, title: '', control: undefined, tmux: undefined };
+  const { record } = session;
+  return {
+    ...common,
+    state: record.state,
+    stateSinceMs: record.state_since,
+    stuck: record.stuck,
+    title: record.title ?? '',
+    control: record.control === '' ? undefined : record.control,
+    tmux: record.tmux,
+  };
+}
+
+interface Tracked {
+  readonly control: string;
+  subscription: ControlSubscription | undefined;
+  isConnecting: boolean;
+}
+
+export function runDashboard(sources: StatusSources): Promise<number> {
+  const out = process.stdout;
+  const input = process.stdin;
+  const traceFile = process.env['AGENTWRAP_DASHBOARD_TRACE'];
+  let state: DashboardState = initialState();
+  let preview: ScreenPreview | string = 'no session selected';
+  let previewId: string | undefined;
+  let previewSubscription: ControlSubscription | undefined;
+  const tracked = new Map<string, Tracked>();
+  const watches: SessionsWatch[] = [];
+  let previousLines: readonly string[] = [];
+  let previousSelected: number | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
+  let isDone = false;
+
+  return new Promise<number>((resolvePromise) => {
+    const write = (text: string): void => {
+      try {
+        out.write(text);
+      } catch {
+        finish();
+      }
+    };
+
+    /** Writes only the lines that changed since the last frame. */
+    const draw = (): void => {
+      if (isDone) return;
+      const frame = renderFrame({ state, preview, width: out.columns ?? 80, height: out.rows ?? 24, nowMs: Date.now(), home: homedir() });
+      let text = '';
+      frame.lines.forEach((line, i) => {
+        const isSelected = i === frame.selectedLine;
+        const wasSelected = i === previousSelected;
+        if (line === previousLines[i] && isSelected === wasSelected) return;
+        text += `${ESC}[${i + 1};1H${isSelected ? REVERSE : ''}${line}${ESC}[K${isSelected ? RESET : ''}`;
+      });
+      previousLines = frame.lines;
+      previousSelected = frame.selectedLine;
+      if (text !== '') write(text);
+    };
+
+    const updatePreview = (): void => {
+      const row = selectedRow(state);
+      if (row?.id === previewId) return;
+      previewId = row?.id;
+      previewSubscription?.close();
+      previewSubscription = undefined;
+      if (row === undefined) preview = 'no session selected';
+      else if (row.host !== undefined) preview = `no preview: ${row.key} runs on ${row.host}`;
+      else if (row.control === undefined) preview = row.state === undefined ? 'no preview: another tool’s session' : 'no preview: the session has no control socket';
+      else {
+        preview = 'connecting…';
+        const id = row.id;
+        subscribeScreen(row.control, (screen) => {
+          if (previewId !== id) return;
+          preview = screen;
+          draw();
+        }).then(
+          (subscription) => {
+            if (previewId !== id || isDone) subscription.close();
+            else previewSubscription = subscription;
+          },
+          (error: unknown) => {
+            if (previewId !== id) return;
+            preview = `no preview: ${error instanceof Error ? error.message : String(error)}`;
+            draw();
+          },
+        );
+      }
+    };
+
+    const setState = (next: DashboardState): void => {
+      state = next;
+      updatePreview();
+      draw();
+    };
+
+    const onTransition = (event: StateChangeEvent): void => {
+      // Applied at once; the next re-read of the record agrees (or brings the title with it).
+      const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? { ...row, state: event.to, stateSinceMs: event.t, stuck: false } : row));
+      setState(withRows(state, rows, state.hosts));
+      if (traceFile !== undefined) {
+        try {
+          appendFileSync(traceFile, `${JSON.stringify({ session: event.session, to: event.to, published_at: event.t, drawn_at: Date.now() })}\n`);
+        } catch {
+          // Tracing is for measurements; failing it must not end the dashboard.
+        }
+      }
+    };
+
+    /** Subscribes to every local agentwrap session's transitions; drops the ones that left. */
+    const trackSessions = (rows: readonly DashboardRow[]): void => {
+      const live = new Set<string>();
+      for (const row of rows) {
+        if (row.host !== undefined || row.control === undefined) continue;
+        live.add(row.key);
+        let entry = tracked.get(row.key);
+        if (entry !== undefined && entry.control !== row.control) {
+          entry.subscription?.close();
+          entry = undefined;
+        }
+        if (entry === undefined) {
+          entry = { control: row.control, subscription: undefined, isConnecting: false };
+          tracked.set(row.key, entry);
+        }
+        if (entry.subscription !== undefined || entry.isConnecting) continue;
+        const current = entry;
+        current.isConnecting = true;
+        subscribeControl(row.control, onTransition).then(
+          (subscription) => {
+            current.isConnecting = false;
+            if (isDone || tracked.get(row.key) !== current) subscription.close();
+            else current.subscription = subscription;
+          },
+          () => {
+            // Not listening yet, or gone: the next re-read tries again.
+            current.isConnecting = false;
+          },
+        );
+      }
+      for (const [key, entry] of tracked) {
+        if (live.has(key)) continue;
+        entry.subscription?.close();
+        tracked.delete(key);
+      }
+    };
+
+    const reread = (): void => {
+      if (isDone) return;
+      const view = buildView(sources, Date.now(), remote.reports());
+      const rows = view.sessions.map(toRow);
+      trackSessions(rows);
+      setState(withRows(state, rows, view.hosts ?? []));
+    };
+    const rereadSoon = (): void => {
+      if (settleTimer !== undefined) return;
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        reread();
+      }, FILE_EVENT_SETTLE_MS);
+    };
+    const remote = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, rereadSoon);
+
+    const say = (message: string): void => setState({ ...state, message });
+
+    const carryOut = (action: DashboardAction): void => {
+      switch (action.kind) {
+        case 'none':
+          return;
+        case 'quit':
+          finish();
+          return;
+        case 'jump': {
+          const refusal = jumpRefusal(action.row);
+          const pane = action.row.tmux;
+          if (refusal !== undefined || pane === undefined) {
+            say(refusal ?? 'nothing to jump to');
+            return;
+          }
+          jumpToPane(pane).then(
+            () => say(`jumped to ${action.row.key} (tmux pane ${pane.pane})`),
+            (error: unknown) => say(`cannot jump to ${action.row.key}: ${error instanceof Error ? error.message : String(error)}`),
+          );
+          return;
+        }
+        case 'ack': {
+          const refusal = ackRefusal(action.row);
+          if (refusal !== undefined) {
+            say(refusal);
+            return;
+          }
+          void ack(action.row).then(say);
+          return;
+        }
+      }
+    };
+
+    const onInput = (chunk: Buffer | string): void => {
+      for (const key of decodeKeys(chunk.toString())) {
+        const result = applyKey(state, key);
+        setState(result.state);
+        carryOut(result.action);
+        if (isDone) return;
+      }
+    };
+
+    const onResize = (): void => {
+      previousLines = [];
+      previousSelected = undefined;
+      write(`${ESC}[2J`);
+      draw();
+    };
+
+    const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const restoreOnExit = (): void => {
+      // Last resort (an exception elsewhere): the terminal must not stay in the alternate screen.
+      try {
+        if (input.isTTY) input.setRawMode(false);
+        out.write(LEAVE_ALT_SCREEN);
+      } catch {
+        // The terminal is gone: nothing to restore.
+      }
+    };
+    function finish(): void {
+      if (isDone) return;
+      isDone = true;
+      for (const watch of watches) watch.close();
+      remote.close();
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      previewSubscription?.close();
+      for (const entry of tracked.values()) entry.subscription?.close();
+      for (const signal of SIGNALS) process.off(signal, finish);
+      input.off('data', onInput);
+      input.off('end', finish);
+      out.off('resize', onResize);
+      process.off('exit', restoreOnExit);
+      restoreOnExit();
+      input.pause();
+      resolvePromise(0);
+    }
+
+    for (const signal of SIGNALS) process.on(signal, finish);
+    process.on('exit', restoreOnExit);
+    out.on('error', finish);
+    input.on('error', finish);
+    input.on('end', finish);
+    out.on('resize', onResize);
+    input.setRawMode(true);
+    input.on('data', onInput);
+    input.resume();
+    write(ENTER_ALT_SCREEN);
+    sources.roots.forEach((root, i) => watches.push(watchSessions(root, rereadSoon, i === 0 ? reread : () => undefined, REREAD_MS)));
+    reread();
+  });
+}
+
+/** Marks a session seen; the answer is one line for the dashboard's message. */
+async function ack(row: DashboardRow): Promise<string> {
+  if (row.host !== undefined) {
+    const result = await runSsh({ host: row.host, env: process.env }, ['ack', row.key], 10_000);
+    return result.code === 0 ? `acknowledged ${row.key} on ${row.host}` : `cannot ack ${row.key} on ${row.host}: ${result.error ?? 'ssh failed'}`;
+  }
+  try {
+    await requestControl(row.control ?? '', { method: 'ack' });
+    return `acknowledged ${row.key}`;
+  } catch (error) {
+    return `cannot ack ${row.key}: ${error instanceof ControlError ? error.message : String(error)}`;
+  }
+}
