@@ -45,6 +45,11 @@ export interface DashboardState {
   readonly rows: readonly DashboardRow[];
   readonly hosts: readonly HostHealth[];
   readonly selectedId: string | undefined;
+  /**
+   * Whether the user moved the selection. Until then it stays on the top row, the most urgent
+   * session, whatever arrives (so Enter right away jumps to the one that needs you).
+   */
+  readonly hasMoved: boolean;
   readonly filter: StateFilter;
   readonly isHelpShown: boolean;
   /** One line of feedback (what a key did, or why it could not). */
@@ -58,7 +63,7 @@ export type DashboardAction =
   | { readonly kind: 'ack'; readonly row: DashboardRow };
 
 export function initialState(): DashboardState {
-  return { rows: [], hosts: [], selectedId: undefined, filter: 'all', isHelpShown: false, message: undefined };
+  return { rows: [], hosts: [], selectedId: undefined, hasMoved: false, filter: 'all', isHelpShown: false, message: undefined };
 }
 
 function rank(row: DashboardRow): number {
@@ -101,6 +106,7 @@ export function selectedRow(state: DashboardState): DashboardRow | undefined {
 export function withRows(state: DashboardState, rows: readonly DashboardRow[], hosts: readonly HostHealth[]): DashboardState {
   const sorted = sortRows(rows);
   const next = { ...state, rows: sorted, hosts };
+  if (!state.hasMoved) return { ...next, selectedId: visibleRows(next)[0]?.id };
   if (state.selectedId !== undefined && visibleRows(next).some((row) => row.id === state.selectedId)) return next;
   const oldIndex = visibleRows(state).findIndex((row) => row.id === state.selectedId);
   const visible = visibleRows(next);
@@ -113,7 +119,7 @@ function moveSelection(state: DashboardState, delta: number): DashboardState {
   if (rows.length === 0) return state;
   const current = rows.findIndex((row) => row.id === selectedRow(state)?.id);
   const index = Math.min(rows.length - 1, Math.max(0, current + delta));
-  return { ...state, selectedId: rows[index]?.id, message: undefined };
+  return { ...state, selectedId: rows[index]?.id, hasMoved: true, message: undefined };
 }
 
 function nextFilter(state: DashboardState): DashboardState {

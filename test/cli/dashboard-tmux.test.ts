@@ -36,7 +36,7 @@ async function waitForScreen(pane: string, predicate: (screen: string) => boolea
   throw new Error(`timed out waiting for ${what}; pane ${pane} shows:\n${screen}`);
 }
 
-describe.skipIf(!HAS_TMUX)('status --watch in tmux (skipped: tmux is not installed)', () => {
+describe.skipIf(!HAS_TMUX)(`status --watch in tmux${HAS_TMUX ? '' : ' (skipped: tmux is not installed)'}`, () => {
   let stateDir: string;
   const agents: string[] = [];
   let dashboard = '';

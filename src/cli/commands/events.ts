@@ -7,16 +7,23 @@ import { isPidAlive } from '../../adapters/process-alive.js';
 import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
 import { readSessionsReport, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
+import { followRemoteEvents, type RemoteEvents } from '../../app/remote-events.js';
+import { isSafeHost } from '../../adapters/ssh.js';
 import { UsageError } from '../errors.js';
+import { parseFlags } from '../flags.js';
 
 /** How often the directory is re-read for new sessions when no file event arrives. */
 const DISCOVER_POLL_MS = 1_000;
 
-const HELP = `usage: agentwrap events
+const HELP = `usage: agentwrap events [--host USER@BOX]…
 
 Prints one JSON object per line: first the current state of every live session (from: null),
 then every state change of every agentwrap session until Ctrl-C:
   {"t":1784200000000,"session":"claude-abc","agent":"claude","from":"working","to":"blocked","winner":"pack","rule_id":"permission-dialog"}
+
+  --host USER@BOX   also follow another machine's sessions over ssh (repeatable); its lines
+                    end with "host":"USER@BOX", and a host that stops answering is one line
+                    {"t":…,"host":"USER@BOX","reachable":false,"error":"…"} (asked again every 10 s)
 `;
 
 type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
@@ -27,9 +34,9 @@ function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowM
 }
 
 /** Field order fixed as documented, whatever order the session sent. */
-function formatEvent(event: StateChangeEvent): string {
+function formatEvent(event: StateChangeEvent, host?: string): string {
   const { t, session, agent, from, to, winner, rule_id } = event;
-  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id })}\n`;
+  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id, ...(host === undefined ? {} : { host }) })}\n`;
 }
 
 interface Tracked {
@@ -43,11 +50,14 @@ interface Tracked {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
+  const { values, positionals } = parseFlags('events', args, { help: { type: 'boolean', short: 'h' }, host: { type: 'string', multiple: true } });
+  if (values.help === true) {
     process.stdout.write(HELP);
     return 0;
   }
-  if (args.length > 0) throw new UsageError(`events: unexpected argument ${args[0] ?? ''}`);
+  if (positionals.length > 0) throw new UsageError(`events: unexpected argument ${positionals[0] ?? ''}`);
+  const hosts = [...new Set(values.host ?? [])];
+  for (const host of hosts) if (!isSafeHost(host)) throw new UsageError(`--host: "${host}" is not a host name`);
   const root = resolveStateRoot(process.env);
   const out = process.stdout;
 
@@ -59,6 +69,24 @@ export async function main(args: readonly string[]): Promise<number> {
     const emit = (event: StateChangeEvent): void => {
       if (!isDone) out.write(formatEvent(event));
     };
+    const remotes: RemoteEvents[] = hosts.map((host) => {
+      let isReachable = true;
+      return followRemoteEvents(
+        { host, env: process.env },
+        {
+          onEvent: (event) => {
+            isReachable = true;
+            if (!isDone) out.write(formatEvent(event, host));
+          },
+          onUnreachable: (error) => {
+            // Said once per outage: the host's sessions are unknown now, not gone.
+            if (isDone || !isReachable) return;
+            isReachable = false;
+            out.write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
+          },
+        },
+      );
+    });
 
     const liveSessions = (): OwnSession[] =>
       readSessionsReport(root, Date.now(), isPidAlive).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
@@ -126,6 +154,7 @@ export async function main(args: readonly string[]): Promise<number> {
       if (isDone) return;
       isDone = true;
       sessionsWatch?.close();
+      for (const remote of remotes) remote.close();
       for (const signal of SIGNALS) process.off(signal, finish);
       for (const entry of tracked.values()) entry.subscription?.close();
       resolvePromise(0);
