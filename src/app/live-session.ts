@@ -27,6 +27,7 @@ import type { LaunchedSession } from './launch.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from './pack-registry.js';
 import { createRecorder, type Recorder } from './recorder.js';
 import { createScreenFeed } from './screen-feed.js';
+import { createDesktopNotifier } from './desktop-notifier.js';
 import { openSessionStore, sweepStaleRecords, type SessionStore } from './session-store.js';
 import { DetectorSession, describeError } from './session.js';
 import { Reporter } from './reporter.js';
@@ -66,7 +67,10 @@ export interface LiveSessionOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly record: { readonly path: string; readonly withInput: boolean } | undefined;
+  /** --notify: the terminal's notification (OSC 9/777) and, unless desktopNotify says otherwise, a desktop one. */
   readonly notify: boolean;
+  /** Desktop notifications (notify-send) on blocked and done; default: as `notify`. For the config file. */
+  readonly desktopNotify?: boolean;
   readonly onStateCommand: string | undefined;
   /** Where warnings go; the caller decides when they can be shown without hurting the agent's screen. */
   readonly warn: (message: string) => void;
@@ -142,6 +146,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   let control: ControlServer | undefined;
   let controlPath = '';
   const lastNotifiedMs = new Map<AgentState, number>();
+  const desktop = (options.desktopNotify ?? options.notify) ? createDesktopNotifier({ env: options.env, clock, minIntervalMs: NOTIFY_MIN_INTERVAL_MS, warn }) : undefined;
 
   // Agent hooks/plugins (`agentwrap report`) → gating; trust follows this session's agent.
   const reporter = new Reporter({ clock, sessionAgent: sourceCli, hasPack: () => (detector.currentPack ?? firstPack) !== undefined });
@@ -214,6 +219,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   }
 
   function notify(state: AgentState, entry: TickLogEntry): void {
+    desktop?.notify({ agent: sourceCli, state, cwd: options.cwd, session: key });
     if (!options.notify && options.onStateCommand === undefined) return;
     const nowMs = clock.nowMs();
     const last = lastNotifiedMs.get(state);
