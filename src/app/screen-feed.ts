@@ -19,21 +19,23 @@ function toPreview(view: ScreenView): ScreenPreview {
 }
 
 export function createScreenFeed(view: () => ScreenView): ScreenFeed {
-  const subscribers = new Set<(preview: ScreenPreview) => void>();
-  let lastSent: ScreenView | undefined;
+  /** Each subscriber with the view it was sent last. */
+  const subscribers = new Map<(preview: ScreenPreview) => void, ScreenView>();
   return {
     subscribe(emit) {
-      subscribers.add(emit);
-      emit(toPreview(view()));
+      const current = view();
+      subscribers.set(emit, current);
+      emit(toPreview(current));
       return () => subscribers.delete(emit);
     },
     check() {
       if (subscribers.size === 0) return;
       const current = view();
-      if (current === lastSent) return;
-      lastSent = current;
-      const preview = toPreview(current);
-      for (const emit of subscribers) emit(preview);
+      for (const [emit, sent] of subscribers) {
+        if (sent === current) continue;
+        subscribers.set(emit, current);
+        emit(toPreview(current));
+      }
     },
   };
 }

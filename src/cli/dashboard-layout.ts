@@ -73,7 +73,8 @@ function rowLine(row: DashboardRow, cols: Columns, isSelected: boolean, nowMs: n
   const age = row.stateSinceMs === undefined ? '-' : formatAge(nowMs - row.stateSinceMs);
   const host = cols.host > 0 ? `${pad(row.host ?? 'local', cols.host)} ` : '';
   const title = [row.stuck ? '(stuck)' : '', row.title].filter((t) => t !== '').join(' ');
-  const cwd = shortenPath(row.cwd, home);
+  // Another machine's cwd is under that machine's home, not this one's.
+  const cwd = shortenPath(row.cwd, row.host === undefined ? home : undefined);
   return `${isSelected ? '›' : ' '} ${pad(row.state ?? '-', 8)} ${pad(age, 4)} ${host}${pad(row.agent, 9)} ${pad(row.key, 20)} ${pad(cwd === '' ? '-' : cwd, 22)} ${title}`.trimEnd();
 }
 
@@ -101,7 +102,7 @@ function listLines(input: FrameInput, height: number): { lines: string[]; select
 /** The bottom of the agent's screen that has something on it, `height` rows at most. */
 export function previewRows(preview: ScreenPreview, height: number): string[] {
   let last = preview.rows.length - 1;
-  while (last > preview.cursorRow && last >= 0 && (preview.rows[last] ?? '').trim() === '') last -= 1;
+  while (last >= 0 && (preview.rows[last] ?? '').trim() === '') last -= 1;
   const start = Math.max(0, last + 1 - height);
   return preview.rows.slice(start, last + 1).map((row) => row.trimEnd());
 }
