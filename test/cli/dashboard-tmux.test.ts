@@ -87,15 +87,29 @@ describe.skipIf(!HAS_TMUX)(`status --watch in tmux${HAS_TMUX ? '' : ' (skipped: 
     expect(shown).toContain(`(tmux pane ${blocked})`);
   });
 
-  it('restores the terminal when it quits with q', async () => {
-    // The dashboard pane runs with remain-on-exit, so its screen after the exit can be read.
+  // Each way out: a key, Ctrl-C (a byte in raw mode), and the signals a closing terminal or a
+  // process manager sends. The dashboard pane prints before and after it, so the screen after
+  // the exit shows whether the main screen came back.
+  it.each([
+    ['q', 'key'],
+    ['C-c', 'key'],
+    ['SIGTERM', 'signal'],
+    ['SIGHUP', 'signal'],
+  ] as const)('restores the terminal when it ends by %s', async (how, kind) => {
     const pane = tmux('new-window', '-P', '-F', '#{pane_id}', '-t', 'agents', `printf 'before the dashboard\\n'; AGENT_STATUS_DIR=${stateDir} ${process.execPath} ${CLI} status --watch; printf 'after: %s\\n' $?; sleep 30`);
     await waitForScreen(pane, (s) => /sessions?: /.test(s) && s.includes('q quit'), 'the dashboard');
     expect(capture(pane)).not.toContain('before the dashboard');
-    tmux('send-keys', '-t', pane, 'q');
-    const after = await waitForScreen(pane, (s) => s.includes('after: 0'), 'the shell after the dashboard');
+    if (kind === 'key') {
+      tmux('send-keys', '-t', pane, how);
+    } else {
+      const shell = tmux('display', '-p', '-t', pane, '#{pane_pid}');
+      const dashboardPid = execFileSync('pgrep', ['-P', shell, '-f', 'status --watch'], { encoding: 'utf8' }).trim();
+      process.kill(Number(dashboardPid), how);
+    }
+    const after = await waitForScreen(pane, (s) => /after: \d+/.test(s), 'the shell after the dashboard');
     // Back on the main screen: what was printed before is there again, the dashboard is not.
     expect(after).toContain('before the dashboard');
+    expect(after).toContain('after: 0');
     expect(after).not.toContain('q quit');
     expect(tmux('display', '-p', '-t', pane, '#{alternate_on} #{cursor_flag}')).toBe('0 1');
   });
