@@ -23,6 +23,9 @@ export interface HostReport extends HostHealth {
   readonly warnings: readonly string[];
 }
 
+/** How long after a host answered the dashboard (and the piped --watch) asks it again. */
+export const REMOTE_POLL_MS = 3_000;
+
 /** Connect timeout plus the remote status itself: past this the host counts as not answering. */
 export const REMOTE_STATUS_TIMEOUT_MS = 10_000;
 

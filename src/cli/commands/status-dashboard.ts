@@ -26,7 +26,7 @@ import {
   type ScreenPreview,
   type StateChangeEvent,
 } from '../../app/control-socket.js';
-import { pollRemoteStatus, type HostedSession } from '../../app/remote-status.js';
+import { pollRemoteStatus, REMOTE_POLL_MS, type HostedSession } from '../../app/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { sanitizeTitle } from '../../core/record.js';
 import { decodeKeys } from '../dashboard-keys.js';
@@ -43,7 +43,6 @@ import {
   type DashboardState,
 } from '../dashboard-model.js';
 import { buildView, type StatusSources } from '../status-sources.js';
-import { REMOTE_POLL_MS } from './status-list.js';
 
 /** Re-read of the state directories when no file event came (ages, expired leases). */
 const REREAD_MS = 1_000;

@@ -6,7 +6,7 @@
  * the list in place.
  */
 import { homedir } from 'node:os';
-import { pollRemoteStatus, readRemoteStatus, type RemotePoller } from '../../app/remote-status.js';
+import { pollRemoteStatus, readRemoteStatus, REMOTE_POLL_MS, type RemotePoller } from '../../app/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { parseFlags } from '../flags.js';
@@ -19,8 +19,6 @@ type Format = 'text' | 'json' | 'tmux';
 const WATCH_POLL_MS = 1_000;
 /** Coalesces a burst of file events (temp file + rename) into one redraw. */
 const WATCH_SETTLE_MS = 30;
-/** How long after a host answered `--watch` asks it again. */
-export const REMOTE_POLL_MS = 3_000;
 
 const ESC = '\u001b';
 const CURSOR_HOME = `${ESC}[H`;
