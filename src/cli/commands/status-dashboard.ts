@@ -28,7 +28,7 @@ import {
 } from '../../app/control-socket.js';
 import { pollRemoteStatus, REMOTE_POLL_MS, type HostedSession } from '../../app/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
-import { sanitizeTitle } from '../../core/record.js';
+import { sanitizeTitle, tmuxPaneFromEnv } from '../../core/record.js';
 import { decodeKeys } from '../dashboard-keys.js';
 import { renderFrame } from '../dashboard-layout.js';
 import {
@@ -193,8 +193,15 @@ export function runDashboard(sources: StatusSources): Promise<number> {
         subscribeControl(row.control, onTransition).then(
           (subscription) => {
             current.isConnecting = false;
-            if (isDone || tracked.get(row.key) !== current) subscription.close();
-            else current.subscription = subscription;
+            if (isDone || tracked.get(row.key) !== current) {
+              subscription.close();
+              return;
+            }
+            current.subscription = subscription;
+            // Dropped while the session still runs: the next re-read subscribes again.
+            void subscription.closed.then(() => {
+              if (current.subscription === subscription) current.subscription = undefined;
+            });
           },
           () => {
             // Not listening yet, or gone: the next re-read tries again.
@@ -241,8 +248,11 @@ export function runDashboard(sources: StatusSources): Promise<number> {
             say(refusal ?? 'nothing to jump to');
             return;
           }
+          // From another tmux server (or none) the pane is made current there, but this
+          // terminal cannot show it: say where it is.
+          const here = tmuxPaneFromEnv(process.env)?.socket;
           jumpToPane(pane).then(
-            () => say(`jumped to ${action.row.key} (tmux pane ${pane.pane})`),
+            () => say(here === pane.socket ? `jumped to ${action.row.key} (tmux pane ${pane.pane})` : `selected ${action.row.key}: tmux pane ${pane.pane} of the server at ${pane.socket}`),
             (error: unknown) => say(`cannot jump to ${action.row.key}: ${error instanceof Error ? error.message : String(error)}`),
           );
           return;
