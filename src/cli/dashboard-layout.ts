@@ -36,9 +36,16 @@ const FOOTER = '↑↓ select · Enter jump · a ack · f filter · ? help · q 
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+/** Printable ASCII: one cell per character, no need to segment (the common case, drawn every second). */
+const PLAIN = /^[\x20-\x7e]*$/;
+
+function cells(text: string): number {
+  return PLAIN.test(text) ? text.length : [...graphemes.segment(text)].length;
+}
+
 function pad(text: string, width: number): string {
   const cut = fitWidth(text, width);
-  return cut + ' '.repeat(Math.max(0, width - [...graphemes.segment(cut)].length));
+  return cut + ' '.repeat(Math.max(0, width - cells(cut)));
 }
 
 function summary(state: DashboardState): string {

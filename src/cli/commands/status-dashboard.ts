@@ -4,8 +4,9 @@
  *
  * Where changes come from, so nothing polls fast:
  * - state transitions: each local session's control socket (`subscribe`), drawn on arrival;
- * - new and ended sessions, titles: inotify on each `sessions/` directory, plus a 1 s re-read
- *   that also moves the "for how long" column;
+ * - new and ended sessions, titles: inotify on each `sessions/` directory (re-read at most once
+ *   a second), a session's stream closing, and a re-read every 5 s as a safety net; the "for
+ *   how long" column is redrawn every second without re-reading;
  * - the selected session's screen: its control socket (`screen`), sent when it changed;
  * - other machines: `agentwrap status --json` over ssh, every few seconds.
  *
@@ -44,16 +45,32 @@ import {
 } from '../dashboard-model.js';
 import { buildView, type StatusSources } from '../status-sources.js';
 
-/** Re-read of the state directories when no file event came (ages, expired leases). */
-const REREAD_MS = 1_000;
-/** File events (a record rewrite is several) coalesce into one re-read this long after the first. */
-const FILE_EVENT_SETTLE_MS = 100;
+/** The "for how long" column moves once a second: a redraw, not a re-read. */
+const AGE_REDRAW_MS = 1_000;
+/** Re-read of the state directories when nothing else caused one (expired leases, no inotify). */
+const SAFETY_REREAD_MS = 5_000;
+/** File events (a record rewrite is several) coalesce into one re-read this long after the first… */
+const FILE_EVENT_SETTLE_MS = 250;
+/**
+ * …and re-reads come at most this often: with many working sessions records are rewritten
+ * several times a second (titles), and transitions do not wait for a re-read anyway.
+ */
+const MIN_REREAD_INTERVAL_MS = 1_000;
 
 const ESC = '\u001b';
 const ENTER_ALT_SCREEN = `${ESC}[?1049h${ESC}[?25l${ESC}[2J`;
 const LEAVE_ALT_SCREEN = `${ESC}[?25h${ESC}[?1049l`;
 const REVERSE = `${ESC}[7m`;
 const RESET = `${ESC}[0m`;
+
+/**
+ * A record older than the last transition its session sent is not news: the session emits the
+ * event right after queueing the write, so a re-read in between would flip the row back.
+ */
+function withNewerEvent(session: HostedSession, event: StateChangeEvent | undefined): HostedSession {
+  if (event === undefined || session.kind !== 'agentwrap' || session.host !== undefined || session.record.updated_at >= event.t) return session;
+  return { ...session, record: { ...session.record, state: event.to, state_since: event.t, stuck: false } };
+}
 
 function toRow(session: HostedSession): DashboardRow {
   const host = session.host;
@@ -96,6 +113,8 @@ export function runDashboard(sources: StatusSources): Promise<number> {
   let previousLines: readonly string[] = [];
   let previousSelected: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
+  let lastRereadMs = Number.NEGATIVE_INFINITY;
+  const lastEvents = new Map<string, StateChangeEvent>();
   let isDone = false;
 
   return new Promise<number>((resolvePromise) => {
@@ -160,6 +179,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     };
 
     const onTransition = (event: StateChangeEvent): void => {
+      lastEvents.set(event.session, event);
       // Applied at once; the next re-read of the record agrees (or brings the title with it).
       const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? { ...row, state: event.to, stateSinceMs: event.t, stuck: false } : row));
       setState(withRows(state, rows, state.hosts));
@@ -199,8 +219,10 @@ export function runDashboard(sources: StatusSources): Promise<number> {
             }
             current.subscription = subscription;
             // Dropped while the session still runs: the next re-read subscribes again.
+            // Closed: the session ended (or dropped the stream); re-read to see which.
             void subscription.closed.then(() => {
               if (current.subscription === subscription) current.subscription = undefined;
+              rereadSoon();
             });
           },
           () => {
@@ -218,17 +240,24 @@ export function runDashboard(sources: StatusSources): Promise<number> {
 
     const reread = (): void => {
       if (isDone) return;
+      lastRereadMs = performance.now();
       const view = buildView(sources, Date.now(), remote.reports());
-      const rows = view.sessions.map(toRow);
+      const rows = view.sessions.map((session) => toRow(withNewerEvent(session, lastEvents.get(session.key))));
+      for (const key of lastEvents.keys()) if (!rows.some((row) => row.host === undefined && row.key === key)) lastEvents.delete(key);
       trackSessions(rows);
       setState(withRows(state, rows, view.hosts ?? []));
     };
     const rereadSoon = (): void => {
       if (settleTimer !== undefined) return;
+      const delayMs = Math.max(FILE_EVENT_SETTLE_MS, lastRereadMs + MIN_REREAD_INTERVAL_MS - performance.now());
       settleTimer = setTimeout(() => {
         settleTimer = undefined;
         reread();
-      }, FILE_EVENT_SETTLE_MS);
+      }, delayMs);
+    };
+    const onTick = (): void => {
+      if (performance.now() - lastRereadMs >= SAFETY_REREAD_MS) reread();
+      else draw();
     };
     const remote = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, rereadSoon);
 
@@ -323,7 +352,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     input.on('data', onInput);
     input.resume();
     write(ENTER_ALT_SCREEN);
-    sources.roots.forEach((root, i) => watches.push(watchSessions(root, rereadSoon, i === 0 ? reread : () => undefined, REREAD_MS)));
+    sources.roots.forEach((root, i) => watches.push(watchSessions(root, rereadSoon, i === 0 ? onTick : () => undefined, AGE_REDRAW_MS)));
     reread();
   });
 }
