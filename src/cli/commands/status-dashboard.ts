@@ -49,13 +49,14 @@ import { buildView, type StatusSources } from '../status-sources.js';
 const AGE_REDRAW_MS = 1_000;
 /** Re-read of the state directories when nothing else caused one (expired leases, no inotify). */
 const SAFETY_REREAD_MS = 5_000;
-/** File events (a record rewrite is several) coalesce into one re-read this long after the first… */
-const FILE_EVENT_SETTLE_MS = 250;
+/** A new session's record (a file name not listed yet) is read this long after it appears. */
+const NEW_FILE_SETTLE_MS = 250;
 /**
- * …and re-reads come at most this often: with many working sessions records are rewritten
- * several times a second (titles), and transitions do not wait for a re-read anyway.
+ * A listed session's record is rewritten every few seconds (its lease, its title): those
+ * rewrites are read at most this often. Its transitions come over its socket at once, and its
+ * end closes the socket (which re-reads at once), so only titles wait for this.
  */
-const MIN_REREAD_INTERVAL_MS = 1_000;
+const REWRITE_REREAD_INTERVAL_MS = 3_000;
 
 const ESC = '\u001b';
 const ENTER_ALT_SCREEN = `${ESC}[?1049h${ESC}[?25l${ESC}[2J`;
@@ -247,13 +248,24 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       trackSessions(rows);
       setState(withRows(state, rows, view.hosts ?? []));
     };
-    const rereadSoon = (): void => {
-      if (settleTimer !== undefined) return;
-      const delayMs = Math.max(FILE_EVENT_SETTLE_MS, lastRereadMs + MIN_REREAD_INTERVAL_MS - performance.now());
+    let settleDueMs = Number.POSITIVE_INFINITY;
+    const rereadAt = (dueMs: number): void => {
+      if (isDone || dueMs >= settleDueMs) return;
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      settleDueMs = dueMs;
       settleTimer = setTimeout(() => {
         settleTimer = undefined;
+        settleDueMs = Number.POSITIVE_INFINITY;
         reread();
-      }, delayMs);
+      }, Math.max(0, dueMs - performance.now()));
+    };
+    /** Something changed that only a re-read tells (a session ended, a host answered). */
+    const rereadSoon = (): void => rereadAt(performance.now() + NEW_FILE_SETTLE_MS);
+    const onFileEvent = (_eventType?: string, filename?: string | null): void => {
+      if (typeof filename === 'string' && filename.startsWith('.')) return; // a writer's temp file: its rename follows
+      const key = typeof filename === 'string' && filename.endsWith('.json') ? filename.slice(0, -'.json'.length) : undefined;
+      const isKnown = key !== undefined && state.rows.some((row) => row.host === undefined && row.key === key);
+      rereadAt(isKnown ? Math.max(performance.now() + NEW_FILE_SETTLE_MS, lastRereadMs + REWRITE_REREAD_INTERVAL_MS) : performance.now() + NEW_FILE_SETTLE_MS);
     };
     const onTick = (): void => {
       if (performance.now() - lastRereadMs >= SAFETY_REREAD_MS) reread();
@@ -352,7 +364,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     input.on('data', onInput);
     input.resume();
     write(ENTER_ALT_SCREEN);
-    sources.roots.forEach((root, i) => watches.push(watchSessions(root, rereadSoon, i === 0 ? onTick : () => undefined, AGE_REDRAW_MS)));
+    sources.roots.forEach((root, i) => watches.push(watchSessions(root, onFileEvent, i === 0 ? onTick : () => undefined, AGE_REDRAW_MS)));
     reread();
   });
 }
