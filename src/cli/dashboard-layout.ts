@@ -154,3 +154,19 @@ export function renderFrame(input: FrameInput): Frame {
 function sanitizeRow(row: string): string {
   return row.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
+
+/**
+ * How long until a "for how long" cell on screen would read differently (formatAge shows one
+ * unit: seconds under a minute, then minutes, hours, days), so the dashboard wakes up only when
+ * the picture changes. Infinity when no visible row has an age.
+ */
+export function msUntilAgesChange(state: DashboardState, nowMs: number): number {
+  let soonest = Number.POSITIVE_INFINITY;
+  for (const row of visibleRows(state)) {
+    if (row.stateSinceMs === undefined) continue;
+    const age = Math.max(0, nowMs - row.stateSinceMs);
+    const unit = age < 60_000 ? 1_000 : age < 3_600_000 ? 60_000 : age < 86_400_000 ? 3_600_000 : 86_400_000;
+    soonest = Math.min(soonest, unit - (age % unit));
+  }
+  return soonest;
+}

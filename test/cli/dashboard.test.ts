@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeKeys } from '../../src/cli/dashboard-keys.js';
-import { previewRows, renderFrame } from '../../src/cli/dashboard-layout.js';
+import { msUntilAgesChange, previewRows, renderFrame } from '../../src/cli/dashboard-layout.js';
 import { applyKey, initialState, selectedRow, sortRows, visibleRows, withRows, type DashboardRow, type DashboardState } from '../../src/cli/dashboard-model.js';
 import type { ScreenPreview } from '../../src/app/control-socket.js';
 
@@ -176,5 +176,15 @@ describe('dashboard layout', () => {
 
   it('keeps the bottom of a tall preview, where an agent draws its prompt or dialog', () => {
     expect(previewRows(DIALOG, 3)).toEqual(['│   3. No, and tell me what to do differently    │', '╰────────────────────────────────────────────────╯', '  Esc to cancel']);
+  });
+
+  it('wakes up for ages only when a cell on screen would read differently', () => {
+    const at = (ages: number[]): number =>
+      msUntilAgesChange(withRows(initialState(), ages.map((age, i) => row(`r${i}`, 'idle', age)), []), NOW);
+    expect(at([12_300])).toBe(700); // 12s → 13s
+    expect(at([125_000])).toBe(55_000); // 2m → 3m
+    expect(at([125_000, 7_200_000 + 5_000])).toBe(55_000);
+    expect(at([7_200_000 + 5_000])).toBe(3_595_000); // 2h → 3h
+    expect(msUntilAgesChange(withRows(initialState(), [row('x', undefined, 0)], []), NOW)).toBe(Number.POSITIVE_INFINITY);
   });
 });

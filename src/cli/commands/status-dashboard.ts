@@ -5,8 +5,9 @@
  * Where changes come from, so nothing polls fast:
  * - state transitions: each local session's control socket (`subscribe`), drawn on arrival;
  * - new and ended sessions, titles: inotify on each `sessions/` directory (re-read at most once
- *   a second), a session's stream closing, and a re-read every 5 s as a safety net; the "for
- *   how long" column is redrawn every second without re-reading;
+ *   every 3 s for rewrites of listed sessions, at once for new ones), a session's stream
+ *   closing, and a re-read every 5 s as a safety net; the "for how long" column is redrawn
+ *   when one of its cells would read differently, without re-reading;
  * - the selected session's screen: its control socket (`screen`), sent when it changed;
  * - other machines: `agentwrap status --json` over ssh, every few seconds.
  *
@@ -31,7 +32,7 @@ import { pollRemoteStatus, REMOTE_POLL_MS, type HostedSession } from '../../app/
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { sanitizeTitle, tmuxPaneFromEnv } from '../../core/record.js';
 import { decodeKeys } from '../dashboard-keys.js';
-import { renderFrame } from '../dashboard-layout.js';
+import { msUntilAgesChange, renderFrame } from '../dashboard-layout.js';
 import {
   ackRefusal,
   applyKey,
@@ -45,8 +46,6 @@ import {
 } from '../dashboard-model.js';
 import { buildView, type StatusSources } from '../status-sources.js';
 
-/** The "for how long" column moves once a second: a redraw, not a re-read. */
-const AGE_REDRAW_MS = 1_000;
 /** Re-read of the state directories when nothing else caused one (expired leases, no inotify). */
 const SAFETY_REREAD_MS = 5_000;
 /** A new session's record (a file name not listed yet) is read this long after it appears. */
@@ -114,6 +113,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
   let previousLines: readonly string[] = [];
   let previousSelected: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
+  let ageTimer: NodeJS.Timeout | undefined;
   let lastRereadMs = Number.NEGATIVE_INFINITY;
   const lastEvents = new Map<string, StateChangeEvent>();
   let isDone = false;
@@ -141,6 +141,10 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       previousLines = frame.lines;
       previousSelected = frame.selectedLine;
       if (text !== '') write(text);
+      // The next redraw the clock alone causes: when an age on screen would read differently.
+      if (ageTimer !== undefined) clearTimeout(ageTimer);
+      const untilMs = msUntilAgesChange(state, Date.now());
+      ageTimer = Number.isFinite(untilMs) ? setTimeout(draw, untilMs + 5) : undefined;
     };
 
     const updatePreview = (): void => {
@@ -267,9 +271,8 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       const isKnown = key !== undefined && state.rows.some((row) => row.host === undefined && row.key === key);
       rereadAt(isKnown ? Math.max(performance.now() + NEW_FILE_SETTLE_MS, lastRereadMs + REWRITE_REREAD_INTERVAL_MS) : performance.now() + NEW_FILE_SETTLE_MS);
     };
-    const onTick = (): void => {
-      if (performance.now() - lastRereadMs >= SAFETY_REREAD_MS) reread();
-      else draw();
+    const onPoll = (): void => {
+      if (performance.now() - lastRereadMs >= SAFETY_REREAD_MS - 100) reread();
     };
     const remote = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, rereadSoon);
 
@@ -342,6 +345,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       for (const watch of watches) watch.close();
       remote.close();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
+      if (ageTimer !== undefined) clearTimeout(ageTimer);
       previewSubscription?.close();
       for (const entry of tracked.values()) entry.subscription?.close();
       for (const signal of SIGNALS) process.off(signal, finish);
@@ -364,7 +368,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     input.on('data', onInput);
     input.resume();
     write(ENTER_ALT_SCREEN);
-    sources.roots.forEach((root, i) => watches.push(watchSessions(root, onFileEvent, i === 0 ? onTick : () => undefined, AGE_REDRAW_MS)));
+    sources.roots.forEach((root, i) => watches.push(watchSessions(root, onFileEvent, i === 0 ? onPoll : () => undefined, SAFETY_REREAD_MS)));
     reread();
   });
 }
