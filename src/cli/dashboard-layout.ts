@@ -170,3 +170,20 @@ export function msUntilAgesChange(state: DashboardState, nowMs: number): number 
   }
   return soonest;
 }
+
+const ESC = '\u001b';
+
+/**
+ * The bytes that turn the terminal from `previous` into `next`: each changed line (or one whose
+ * highlight changed) is rewritten in place and cleared to its end; the selected line is drawn
+ * in reverse video. Nothing else is touched, so nothing flickers.
+ */
+export function frameUpdate(previous: Frame | undefined, next: Frame): string {
+  let text = '';
+  next.lines.forEach((line, i) => {
+    const isSelected = i === next.selectedLine;
+    if (previous !== undefined && line === previous.lines[i] && isSelected === (i === previous.selectedLine)) return;
+    text += isSelected ? `${ESC}[${i + 1};1H${ESC}[7m${line}${ESC}[K${ESC}[0m` : `${ESC}[${i + 1};1H${line}${ESC}[K`;
+  });
+  return text;
+}

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeKeys } from '../../src/cli/dashboard-keys.js';
-import { msUntilAgesChange, previewRows, renderFrame } from '../../src/cli/dashboard-layout.js';
+import { frameUpdate, msUntilAgesChange, previewRows, renderFrame } from '../../src/cli/dashboard-layout.js';
 import { applyKey, initialState, selectedRow, sortRows, visibleRows, withRows, type DashboardRow, type DashboardState } from '../../src/cli/dashboard-model.js';
 import type { ScreenPreview } from '../../src/app/control-socket.js';
 
@@ -186,5 +186,14 @@ describe('dashboard layout', () => {
     expect(at([125_000, 7_200_000 + 5_000])).toBe(55_000);
     expect(at([7_200_000 + 5_000])).toBe(3_595_000); // 2h → 3h
     expect(msUntilAgesChange(withRows(initialState(), [row('x', undefined, 0)], []), NOW)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('rewrites only the lines that changed, and the ones whose highlight moved', () => {
+    const first = { lines: ['top', 'a', 'b', 'keys'], selectedLine: 1 };
+    expect(frameUpdate(undefined, first)).toBe('\u001b[1;1Htop\u001b[K\u001b[2;1H\u001b[7ma\u001b[K\u001b[0m\u001b[3;1Hb\u001b[K\u001b[4;1Hkeys\u001b[K');
+    expect(frameUpdate(first, first)).toBe('');
+    expect(frameUpdate(first, { lines: ['top 2', 'a', 'b', 'keys'], selectedLine: 2 })).toBe(
+      '\u001b[1;1Htop 2\u001b[K\u001b[2;1Ha\u001b[K\u001b[3;1H\u001b[7mb\u001b[K\u001b[0m',
+    );
   });
 });

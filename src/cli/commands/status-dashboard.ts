@@ -22,7 +22,6 @@ import { runSsh } from '../../adapters/ssh.js';
 import {
   ControlError,
   requestControl,
-  subscribeControl,
   subscribeScreen,
   type ControlSubscription,
   type ScreenPreview,
@@ -31,8 +30,9 @@ import {
 import { pollRemoteStatus, REMOTE_POLL_MS, type HostedSession } from '../../app/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { sanitizeTitle, tmuxPaneFromEnv } from '../../core/record.js';
+import { createTransitionFeeds } from '../dashboard-feeds.js';
 import { decodeKeys } from '../dashboard-keys.js';
-import { msUntilAgesChange, renderFrame } from '../dashboard-layout.js';
+import { frameUpdate, msUntilAgesChange, renderFrame, type Frame } from '../dashboard-layout.js';
 import {
   ackRefusal,
   applyKey,
@@ -60,8 +60,6 @@ const REWRITE_REREAD_INTERVAL_MS = 3_000;
 const ESC = '\u001b';
 const ENTER_ALT_SCREEN = `${ESC}[?1049h${ESC}[?25l${ESC}[2J`;
 const LEAVE_ALT_SCREEN = `${ESC}[?25h${ESC}[?1049l`;
-const REVERSE = `${ESC}[7m`;
-const RESET = `${ESC}[0m`;
 
 /**
  * A record older than the last transition its session sent is not news: the session emits the
@@ -94,12 +92,6 @@ function toRow(session: HostedSession): DashboardRow {
   };
 }
 
-interface Tracked {
-  readonly control: string;
-  subscription: ControlSubscription | undefined;
-  isConnecting: boolean;
-}
-
 export function runDashboard(sources: StatusSources): Promise<number> {
   const out = process.stdout;
   const input = process.stdin;
@@ -108,10 +100,8 @@ export function runDashboard(sources: StatusSources): Promise<number> {
   let preview: ScreenPreview | string = 'no session selected';
   let previewId: string | undefined;
   let previewSubscription: ControlSubscription | undefined;
-  const tracked = new Map<string, Tracked>();
   const watches: SessionsWatch[] = [];
-  let previousLines: readonly string[] = [];
-  let previousSelected: number | undefined;
+  let previousFrame: Frame | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   let ageTimer: NodeJS.Timeout | undefined;
   let lastRereadMs = Number.NEGATIVE_INFINITY;
@@ -131,15 +121,8 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     const draw = (): void => {
       if (isDone) return;
       const frame = renderFrame({ state, preview, width: out.columns ?? 80, height: out.rows ?? 24, nowMs: Date.now(), home: homedir() });
-      let text = '';
-      frame.lines.forEach((line, i) => {
-        const isSelected = i === frame.selectedLine;
-        const wasSelected = i === previousSelected;
-        if (line === previousLines[i] && isSelected === wasSelected) return;
-        text += `${ESC}[${i + 1};1H${isSelected ? REVERSE : ''}${line}${ESC}[K${isSelected ? RESET : ''}`;
-      });
-      previousLines = frame.lines;
-      previousSelected = frame.selectedLine;
+      const text = frameUpdate(previousFrame, frame);
+      previousFrame = frame;
       if (text !== '') write(text);
       // The next redraw the clock alone causes: when an age on screen would read differently.
       if (ageTimer !== undefined) clearTimeout(ageTimer);
@@ -197,59 +180,13 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       }
     };
 
-    /** Subscribes to every local agentwrap session's transitions; drops the ones that left. */
-    const trackSessions = (rows: readonly DashboardRow[]): void => {
-      const live = new Set<string>();
-      for (const row of rows) {
-        if (row.host !== undefined || row.control === undefined) continue;
-        live.add(row.key);
-        let entry = tracked.get(row.key);
-        if (entry !== undefined && entry.control !== row.control) {
-          entry.subscription?.close();
-          entry = undefined;
-        }
-        if (entry === undefined) {
-          entry = { control: row.control, subscription: undefined, isConnecting: false };
-          tracked.set(row.key, entry);
-        }
-        if (entry.subscription !== undefined || entry.isConnecting) continue;
-        const current = entry;
-        current.isConnecting = true;
-        subscribeControl(row.control, onTransition).then(
-          (subscription) => {
-            current.isConnecting = false;
-            if (isDone || tracked.get(row.key) !== current) {
-              subscription.close();
-              return;
-            }
-            current.subscription = subscription;
-            // Dropped while the session still runs: the next re-read subscribes again.
-            // Closed: the session ended (or dropped the stream); re-read to see which.
-            void subscription.closed.then(() => {
-              if (current.subscription === subscription) current.subscription = undefined;
-              rereadSoon();
-            });
-          },
-          () => {
-            // Not listening yet, or gone: the next re-read tries again.
-            current.isConnecting = false;
-          },
-        );
-      }
-      for (const [key, entry] of tracked) {
-        if (live.has(key)) continue;
-        entry.subscription?.close();
-        tracked.delete(key);
-      }
-    };
-
     const reread = (): void => {
       if (isDone) return;
       lastRereadMs = performance.now();
       const view = buildView(sources, Date.now(), remote.reports());
       const rows = view.sessions.map((session) => toRow(withNewerEvent(session, lastEvents.get(session.key))));
       for (const key of lastEvents.keys()) if (!rows.some((row) => row.host === undefined && row.key === key)) lastEvents.delete(key);
-      trackSessions(rows);
+      feeds.sync(new Map(rows.flatMap((row) => (row.host === undefined && row.control !== undefined ? [[row.key, row.control] as const] : []))));
       setState(withRows(state, rows, view.hosts ?? []));
     };
     let settleDueMs = Number.POSITIVE_INFINITY;
@@ -274,6 +211,8 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     const onPoll = (): void => {
       if (performance.now() - lastRereadMs >= SAFETY_REREAD_MS - 100) reread();
     };
+    // A stream that closed: the session ended (or dropped it); a re-read tells which.
+    const feeds = createTransitionFeeds(onTransition, () => rereadSoon());
     const remote = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, rereadSoon);
 
     const say = (message: string): void => setState({ ...state, message });
@@ -323,8 +262,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     };
 
     const onResize = (): void => {
-      previousLines = [];
-      previousSelected = undefined;
+      previousFrame = undefined;
       write(`${ESC}[2J`);
       draw();
     };
@@ -347,7 +285,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
       if (settleTimer !== undefined) clearTimeout(settleTimer);
       if (ageTimer !== undefined) clearTimeout(ageTimer);
       previewSubscription?.close();
-      for (const entry of tracked.values()) entry.subscription?.close();
+      feeds.close();
       for (const signal of SIGNALS) process.off(signal, finish);
       input.off('data', onInput);
       input.off('end', finish);
