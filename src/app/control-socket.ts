@@ -7,6 +7,9 @@
  *   → {"id": 2, "method": "subscribe"}
  *   ← {"id": 2, "ok": true, "result": {"subscribed": true}}
  *   ← {"event": "state", "data": {t, session, agent, from, to, winner, rule_id}}   … until either side closes
+ *   → {"id": 3, "method": "screen"}
+ *   ← {"id": 3, "ok": true, "result": {"subscribed": true}}
+ *   ← {"event": "screen", "data": {rows, cols, cursorRow, cursorCol}}   now, then whenever the screen changed
  *
  * Who may connect: only the same user. Node cannot read SO_PEERCRED, and /proc/net/unix does
  * not name a connection's peer, so the guard is the filesystem: the socket is 0600 inside a
@@ -32,9 +35,9 @@ export const CONTROL_LINE_MAX_BYTES = 1024 * 1024;
 
 export const DEFAULT_CONTROL_TIMEOUT_MS = 3_000;
 
-export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history';
+export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history' | 'screen';
 
-const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history'];
+const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history', 'screen'];
 
 export type ControlParams = Readonly<Record<string, unknown>>;
 
@@ -73,6 +76,19 @@ export interface ControlHandlers {
   info?(): ControlParams;
   /** The published transitions of the last hour (core/state-history), for `agentwrap dashboard`. */
   history?(params: ControlParams): unknown;
+  /**
+   * The screen preview stream (`status --watch`): calls `emit` with the viewport now and after
+   * each change until the returned function is called. Absent: the method is refused.
+   */
+  screen?(emit: (preview: ScreenPreview) => void): () => void;
+}
+
+/** The viewport as the dashboard previews it: text rows, no attributes. */
+export interface ScreenPreview {
+  readonly rows: readonly string[];
+  readonly cols: number;
+  readonly cursorRow: number;
+  readonly cursorCol: number;
 }
 
 export type ControlErrorCode = 'unreachable' | 'denied' | 'timeout' | 'closed' | 'protocol' | 'bad-request' | 'unknown-method' | 'failed';
@@ -322,6 +338,10 @@ async function dispatch(
       // Subscribed before the reply is sent, so no change between reply and stream is lost.
       unsubscribers.push(handlers.subscribe((event) => send({ event: 'state', data: event })));
       return { subscribed: true };
+    case 'screen':
+      if (handlers.screen === undefined) throw new Error('this session does not serve screen previews');
+      unsubscribers.push(handlers.screen((preview) => send({ event: 'screen', data: preview })));
+      return { subscribed: true };
   }
 }
 
@@ -449,6 +469,48 @@ export async function subscribeControl(
     if (message['event'] === 'state') {
       // The server subscribes before it replies, so an event may precede the reply line.
       if (isActive && isStateChangeEvent(message['data'])) onEvent(message['data']);
+      return false;
+    }
+    reply ??= toReply(message);
+    return true;
+  });
+  if (reply === undefined || !reply.ok) {
+    socket.destroy();
+    throw reply === undefined ? new ControlError('protocol', `no reply from ${path}`) : replyError(reply);
+  }
+  const closed = new Promise<void>((resolvePromise) => {
+    if (socket.destroyed) resolvePromise();
+    socket.once('close', () => resolvePromise());
+  });
+  return {
+    close: () => {
+      isActive = false;
+      socket.destroy();
+    },
+    closed,
+  };
+}
+
+function isScreenPreview(value: unknown): value is ScreenPreview {
+  if (!isObject(value)) return false;
+  const { rows, cols, cursorRow, cursorCol } = value;
+  return Array.isArray(rows) && rows.every((r) => typeof r === 'string') && typeof cols === 'number' && typeof cursorRow === 'number' && typeof cursorCol === 'number';
+}
+
+/**
+ * Streams a session's screen preview (`screen` method): `onScreen` gets the viewport at once and
+ * after every change. Resolves once the session confirmed; rejects with ControlError otherwise.
+ */
+export async function subscribeScreen(
+  path: string,
+  onScreen: (preview: ScreenPreview) => void,
+  timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
+): Promise<ControlSubscription> {
+  let reply: Reply | undefined;
+  let isActive = true;
+  const socket = await converse(path, { method: 'screen' }, timeoutMs, (message) => {
+    if (message['event'] === 'screen') {
+      if (isActive && isScreenPreview(message['data'])) onScreen(message['data']);
       return false;
     }
     reply ??= toReply(message);

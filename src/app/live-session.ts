@@ -24,7 +24,7 @@ import { FLOOD_DRAIN_INTERVAL_MS } from '../adapters/relay.js';
 import { createScreen } from '../adapters/screen/index.js';
 import { resolveStateRoot } from '../adapters/state-dir.js';
 import { versionStatus } from '../core/pack-schema.js';
-import { recordKey } from '../core/session-record.js';
+import { recordKey, tmuxPaneFromEnv } from '../core/session-record.js';
 import type { TickLogEntry } from '../core/tick-log.js';
 import type { StateChangeEvent } from './control-socket.js';
 import type { LaunchedSession } from './launch.js';
@@ -39,6 +39,7 @@ import { closeLiveSession } from './live/shutdown.js';
 import { TickLoop } from './live/tick-loop.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from './pack-registry.js';
 import { Reporter } from './reporter.js';
+import { createScreenFeed } from './screen-feed.js';
 import { DetectorSession } from './session.js';
 
 export { NOTIFY_MIN_INTERVAL_MS, terminalNotification } from './live/notifier.js';
@@ -57,7 +58,10 @@ export interface LiveSessionOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly record: { readonly path: string; readonly withInput: boolean } | undefined;
+  /** --notify: the terminal's notification (OSC 9/777) and, unless desktopNotify says otherwise, a desktop one. */
   readonly notify: boolean;
+  /** Desktop notifications (notify-send) on blocked and done; default: as `notify`. For the config file. */
+  readonly desktopNotify?: boolean;
   readonly onStateCommand: string | undefined;
   /** Where warnings go; the caller decides when they can be shown without hurting the agent's screen. */
   readonly warn: (message: string) => void;
@@ -113,8 +117,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const reporter = new Reporter({ clock, sessionAgent: sourceCli, hasPack: () => (detector.currentPack ?? firstPack) !== undefined });
 
   const detectorStartMs = clock.nowMs();
-  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version };
-  const notify = createNotifier({ notify: options.notify, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
+  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
+  const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
   const detector = new DetectorSession({
     clock,
@@ -128,7 +132,12 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     onWarning: warn,
     onChange: (state, entry) => publisher.onChange(state, entry),
   });
-  const loop = new TickLoop(detector, clock, (changed, nowMs) => publisher.afterTick(changed, detector.state, nowMs));
+  // The `screen` control stream (status --watch's preview) looks for a changed viewport after each evaluation.
+  const screenFeed = createScreenFeed(() => screen.view());
+  const loop = new TickLoop(detector, clock, (changed, nowMs) => {
+    screenFeed.check();
+    publisher.afterTick(changed, detector.state, nowMs);
+  });
   const recording =
     options.record === undefined
       ? NO_RECORDING
@@ -164,6 +173,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
 
   const metadataExpiry = new MetadataExpiry(clock, () => reporter.nextMetadataExpiryMs(), () => publisher.publish(detector.state));
   const handlers = controlHandlers({
+    screenFeed,
     identity,
     detector,
     screen,

@@ -326,11 +326,12 @@ export interface SessionsWatch {
 }
 
 /**
- * Calls `onFileEvent` when something in `sessions/` changes (inotify) and `onPoll` every
+ * Calls `onFileEvent` (with fs.watch's event type and file name) when something in `sessions/`
+ * changes (inotify) and `onPoll` every
  * `pollMs` whatever happens: the poll covers a directory that does not exist yet, one that went
  * away, and systems without inotify, and re-arms the watch once the directory is there.
  */
-export function watchSessions(root: string, onFileEvent: () => void, onPoll: () => void, pollMs: number): SessionsWatch {
+export function watchSessions(root: string, onFileEvent: (eventType?: string, filename?: string | null) => void, onPoll: () => void, pollMs: number): SessionsWatch {
   let watcher: FSWatcher | undefined;
   const startWatcher = (): void => {
     if (watcher !== undefined) return;

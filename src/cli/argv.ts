@@ -43,7 +43,8 @@ export const LAUNCH_OPTIONS_HELP = `options (before the agent name; everything a
   --record FILE.cast   record the session (asciicast v2)
   --record-input       also record keystrokes (they can hold secrets)
   --pack AGENT         use this agent's pack instead of the one chosen by the command name
-  --notify             terminal notification on blocked and done (--no-notify: not this run)
+  --notify             notification on blocked and done: the terminal's (OSC 9/777) and the desktop's
+                       (notify-send); --no-notify: not this run
   --on-state CMD       run CMD on blocked and done
   --no-hooks           do not install agentwrap's reporter hooks for this run (--hooks: do)
   --no-record          no automatic recording into record_dir (config.toml) for this run

@@ -8,13 +8,19 @@ import { sanitizeTitle } from '../core/session-record.js';
 import { rollUp } from '../core/session-state.js';
 import { ROLLUP_ORDER, type AgentState } from '../core/types.js';
 import type { ListedSession } from '../app/session-store.js';
+import type { HostedSession, HostHealth } from '../app/remote-status.js';
 
 export interface StatusView {
   /** Unix ms the view was read at. */
   readonly nowMs: number;
   readonly root: string;
-  readonly sessions: readonly ListedSession[];
+  /** This machine's sessions, and other machines' (`--host`) marked with their host. */
+  readonly sessions: readonly HostedSession[];
   readonly warnings: readonly string[];
+  /** Every state directory read, when `--state-dir` named more than the one root. */
+  readonly roots?: readonly string[];
+  /** The machines asked with `--host`, reachable or not. */
+  readonly hosts?: readonly HostHealth[];
 }
 
 /** `--json` output, shape version 1 (docs/publishing.md). Additive changes only. */
@@ -26,6 +32,10 @@ export interface StatusJson {
   readonly counts: Readonly<Record<AgentState, number>>;
   readonly warnings: readonly string[];
   readonly sessions: readonly StatusJsonSession[];
+  /** Present with `--state-dir`: every directory read. */
+  readonly roots?: readonly string[];
+  /** Present with `--host`: each machine asked and whether it answered. */
+  readonly hosts?: readonly HostHealth[];
 }
 
 export interface StatusJsonSession {
@@ -36,6 +46,8 @@ export interface StatusJsonSession {
   readonly state_age_ms: number | null;
   /** The record as read (validated; unknown fields dropped). */
   readonly record: ListedSession['record'];
+  /** Present for a session on another machine (`--host`): that host, as given. */
+  readonly host?: string;
 }
 
 type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
@@ -45,9 +57,10 @@ function isOwn(session: ListedSession): session is OwnSession {
 }
 
 /** agentwrap's sessions most urgent first, then other writers', each by key. */
-export function sortSessions(sessions: readonly ListedSession[]): ListedSession[] {
+export function sortSessions<T extends ListedSession>(sessions: readonly T[]): T[] {
   const rank = (s: ListedSession): number => (isOwn(s) ? ROLLUP_ORDER.indexOf(s.record.state) : ROLLUP_ORDER.length);
-  return [...sessions].sort((a, b) => rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const name = (s: T): string => ('host' in s && typeof s.host === 'string' ? `${s.host}:${s.key}` : s.key);
+  return [...sessions].sort((a, b) => rank(a) - rank(b) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
 }
 
 export function countStates(sessions: readonly ListedSession[]): Record<AgentState, number> {
@@ -70,13 +83,16 @@ export function statusJson(view: StatusView): StatusJson {
     rollup: rollUpSessions(view.sessions) ?? null,
     counts: countStates(view.sessions),
     warnings: view.warnings,
-    sessions: sortSessions(view.sessions).map((session) => ({
+    sessions: sortSessions(view.sessions).map((session: HostedSession) => ({
       key: session.key,
       agentwrap: isOwn(session),
       state: isOwn(session) ? session.record.state : null,
       state_age_ms: isOwn(session) ? Math.max(0, view.nowMs - session.record.state_since) : null,
       record: session.record,
+      ...(session.host === undefined ? {} : { host: session.host }),
     })),
+    ...(view.roots === undefined ? {} : { roots: view.roots }),
+    ...(view.hosts === undefined ? {} : { hosts: view.hosts }),
   };
 }
 
@@ -144,12 +160,16 @@ export function renderStatusText(view: StatusView, options: TextOptions = {}): s
     const rollup = rollUpSessions(sessions);
     lines.push(`rollup: ${rollup ?? '-'} (${parts.join(', ')})`);
   }
+  for (const host of view.hosts ?? []) {
+    if (!host.reachable) lines.push(`host ${clean(host.host, 128)}: unreachable${host.error === undefined ? '' : ` (${clean(host.error)})`}`);
+  }
   return options.width === undefined ? lines : lines.map((line) => fitWidth(line, options.width ?? line.length));
 }
 
-function sessionLine(session: ListedSession, nowMs: number, home: string | undefined): string {
-  const cwd = clean(session.record.cwd === undefined ? undefined : shortenPath(session.record.cwd, home));
-  const key = clean(session.key, 128);
+function sessionLine(session: HostedSession, nowMs: number, home: string | undefined): string {
+  // A remote cwd is not under this machine's home directory, whatever it looks like.
+  const cwd = clean(session.record.cwd === undefined ? undefined : shortenPath(session.record.cwd, session.host === undefined ? home : undefined));
+  const key = clean(session.host === undefined ? session.key : `${session.host}:${session.key}`, 128);
   const agent = clean(session.record.source_cli, 64);
   if (isOwn(session)) {
     const { record } = session;

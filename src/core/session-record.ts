@@ -97,6 +97,14 @@ export interface SessionRecord extends ConventionRecord {
   readonly wrapper_pid: number;
   /** Path of the session's control socket. */
   readonly control: string;
+  /** The tmux pane the agent runs in, when it runs in tmux (the dashboard jumps to it). */
+  readonly tmux?: TmuxPane;
+}
+
+/** Where a session runs in tmux: the server's socket path (from `$TMUX`) and the pane id (`$TMUX_PANE`, e.g. `%3`). */
+export interface TmuxPane {
+  readonly socket: string;
+  readonly pane: string;
 }
 
 /** `providers/<tool>.json`. */
@@ -138,6 +146,7 @@ export interface SessionRecordInput {
   readonly agentSessionId?: string;
   readonly metadata?: Readonly<Record<string, string>>;
   readonly control: string;
+  readonly tmux?: TmuxPane;
 }
 
 /** Metadata values are display text: sanitized like a title and bounded. */
@@ -184,7 +193,28 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     ...(metadata === undefined ? {} : { metadata }),
     wrapper_pid: input.wrapperPid,
     control: input.control,
+    ...(input.tmux === undefined ? {} : { tmux: input.tmux }),
   };
+}
+
+/**
+ * The tmux pane a process runs in, from its environment: `$TMUX` is `<socket>,<server pid>,<session>`
+ * and `$TMUX_PANE` the pane id. Undefined outside tmux or when either looks wrong.
+ */
+export function tmuxPaneFromEnv(env: Readonly<Record<string, string | undefined>>): TmuxPane | undefined {
+  const tmux = env['TMUX'];
+  const pane = env['TMUX_PANE'];
+  if (tmux === undefined || pane === undefined) return undefined;
+  const socket = tmux.split(',')[0] ?? '';
+  return parseTmuxPane({ socket, pane });
+}
+
+function parseTmuxPane(value: unknown): TmuxPane | undefined {
+  if (!isObject(value)) return undefined;
+  const { socket, pane } = value;
+  if (typeof socket !== 'string' || !socket.startsWith('/') || socket.length > 4096) return undefined;
+  if (typeof pane !== 'string' || !/^%\d{1,9}$/.test(pane)) return undefined;
+  return { socket, pane };
 }
 
 export function createHeartbeat(pid: number, tsMs: number, ttlMs: number = DEFAULT_RECORD_TTL_MS): ProviderHeartbeat {
@@ -346,6 +376,8 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
   const rawMetadata = json['metadata'];
   if (rawMetadata !== undefined && (!isObject(rawMetadata) || Object.values(rawMetadata).some((v) => typeof v !== 'string'))) return undefined;
   const metadata = sanitizeMetadata(rawMetadata as Readonly<Record<string, unknown>> | undefined);
+  // Additive and optional: a malformed tmux field is dropped, not a reason to drop the record.
+  const tmux = parseTmuxPane(json['tmux']);
   return {
     schema: RECORD_SCHEMA,
     source_cli: base.source_cli,
@@ -374,6 +406,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     ...(metadata === undefined ? {} : { metadata }),
     wrapper_pid,
     control,
+    ...(tmux === undefined ? {} : { tmux }),
   };
 }
 

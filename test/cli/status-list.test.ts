@@ -195,6 +195,7 @@ describe('agentwrap status', () => {
     const { code, stderr } = await cli(['status', '--bogus']);
 
     expect(code).toBe(2);
+    // The message is node:util parseArgs's (src/cli/flags.ts), naming the option.
     expect(stderr).toMatch(/status: Unknown option '--bogus'/);
   });
 

@@ -1,6 +1,6 @@
 /**
  * What the live session answers on its control socket: explain, capture, ack, history, report
- * (agent hooks), subscribe and ping's info. Each handler reads the parts it needs; none blocks the tick.
+ * (agent hooks), subscribe, screen (the preview stream) and ping's info. Each handler reads the parts it needs; none blocks the tick.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { explainPack, packInputFromSnapshot } from '../../core/evaluate.js';
@@ -8,6 +8,7 @@ import type { ControlHandlers } from '../control-socket.js';
 import type { LaunchedSession } from '../launch.js';
 import type { PackRegistry } from '../pack-registry.js';
 import type { Reporter } from '../reporter.js';
+import type { ScreenFeed } from '../screen-feed.js';
 import type { DetectorSession } from '../session.js';
 import type { Publisher, SessionIdentity } from './publisher.js';
 
@@ -24,6 +25,8 @@ export interface ControlHandlerParts {
   readonly nowMs: () => number;
   /** A report arrived: evaluate at once (a reported blocker must not wait for the 1 Hz floor). */
   readonly onReport: (params: Readonly<Record<string, unknown>>) => void;
+  /** The viewport stream behind the `screen` method (status --watch's preview). */
+  readonly screenFeed: Pick<ScreenFeed, 'subscribe'>;
 }
 
 export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
@@ -47,6 +50,7 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
     },
     subscribe: (emit) => publisher.subscribe(emit),
     info: () => ({ session: identity.key, agent: identity.sourceCli }),
+    screen: (emit) => parts.screenFeed.subscribe(emit),
   };
 }
 

@@ -1,11 +1,12 @@
 /**
  * `--notify` and `--on-state CMD`: what the live session does when the published state becomes
- * blocked or done. Each failure is a warning; the agent never notices.
+ * blocked or done (the terminal's OSC 9/777, the desktop's notify-send, the user's command). Each failure is a warning; the agent never notices.
  */
 import { spawn } from 'node:child_process';
 import type { Clock } from '../../adapters/clock.js';
 import type { TickLogEntry } from '../../core/tick-log.js';
 import type { AgentState } from '../../core/types.js';
+import { createDesktopNotifier } from '../desktop-notifier.js';
 import { describeError } from '../session.js';
 
 /** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */
@@ -21,13 +22,19 @@ export interface NotifierOptions {
   readonly warn: (message: string) => void;
   /** Writes to the user's terminal; default process.stdout. */
   readonly writeTerminal?: (data: string) => void;
+  /** Desktop notifications (notify-send) on blocked and done, rate-limited on their own; default: as `notify`. */
+  readonly desktopNotify?: boolean | undefined;
+  /** The session's working directory, for the desktop notification's body. */
+  readonly cwd?: string;
 }
 
 /** `(state, entry) => void`, called for every published blocked or done. */
 export function createNotifier(options: NotifierOptions): (state: AgentState, entry: TickLogEntry) => void {
   const lastNotifiedMs = new Map<AgentState, number>();
   const { warn, sourceCli } = options;
+  const desktop = (options.desktopNotify ?? options.notify) ? createDesktopNotifier({ env: options.env, clock: options.clock, minIntervalMs: NOTIFY_MIN_INTERVAL_MS, warn }) : undefined;
   return (state, entry) => {
+    desktop?.notify({ agent: sourceCli, state, cwd: options.cwd ?? '', session: options.key });
     if (!options.notify && options.onStateCommand === undefined) return;
     const nowMs = options.clock.nowMs();
     const last = lastNotifiedMs.get(state);

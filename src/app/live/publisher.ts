@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../adapters/clock.js';
 import type { ScreenMirror } from '../../adapters/screen/index.js';
-import { createSessionRecord, type SessionRecord } from '../../core/session-record.js';
+import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../core/session-record.js';
 import type { DetectorState } from '../../core/tick.js';
 import type { TickLogEntry } from '../../core/tick-log.js';
 import { StateHistory, type StateHistorySnapshot } from '../../core/state-history.js';
@@ -33,6 +33,8 @@ export interface SessionIdentity {
   readonly detectorStartMs: number;
   /** The installed agent's version, when found without running it. */
   readonly agentVersion: string | undefined;
+  /** The tmux server and pane the session runs in ($TMUX, $TMUX_PANE), for jumping to it. */
+  readonly tmux?: TmuxPane | undefined;
 }
 
 export interface PublisherOptions {
@@ -93,6 +95,7 @@ export class Publisher {
       ...(reported.agentSessionId === undefined ? {} : { agentSessionId: reported.agentSessionId }),
       ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
       control: this.controlPath,
+      ...(identity.tmux === undefined ? {} : { tmux: identity.tmux }),
     });
   }
 

@@ -7,6 +7,8 @@ import { isPidAlive } from '../../app/platform.js';
 import { resolveStateRoot } from '../../app/platform.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
 import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
+import { followRemoteEvents, type RemoteEvents } from '../../app/remote-events.js';
+import { isSafeHost } from '../../app/platform.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -20,12 +22,16 @@ const DISCOVER_POLL_MS = 1_000;
  */
 const DISCOVER_SETTLE_MS = 50;
 
-const SPEC = { name: 'events', options: {}, usage: `usage: agentwrap events
+const SPEC = { name: 'events', options: { host: { type: 'string', multiple: true } }, usage: `usage: agentwrap events [--host USER@BOX]…
 
 Prints one JSON object per line: first the current state of every live session (from: null),
 then every state change of every agentwrap session until Ctrl-C:
   {"t":1784200000000,"session":"claude-abc","agent":"claude","from":"working","to":"blocked","winner":"pack","rule_id":"permission-dialog"}
-` };
+
+  --host USER@BOX   also follow another machine's sessions over ssh (repeatable); its lines
+                    end with "host":"USER@BOX", and a host that stops answering is one line
+                    {"t":…,"host":"USER@BOX","reachable":false,"error":"…"} (asked again every 10 s)
+` } as const;
 
 type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
 
@@ -35,9 +41,9 @@ function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowM
 }
 
 /** Field order fixed as documented, whatever order the session sent. */
-function formatEvent(event: StateChangeEvent): string {
+function formatEvent(event: StateChangeEvent, host?: string): string {
   const { t, session, agent, from, to, winner, rule_id } = event;
-  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id })}\n`;
+  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id, ...(host === undefined ? {} : { host }) })}\n`;
 }
 
 interface Tracked {
@@ -54,6 +60,8 @@ export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SPEC, args);
   if (parsed === undefined) return 0;
   if (parsed.positionals.length > 0) throw new UsageError(`events: unexpected argument ${parsed.positionals[0] ?? ''}`);
+  const hosts = [...new Set(parsed.values.host ?? [])];
+  for (const host of hosts) if (!isSafeHost(host)) throw new UsageError(`--host: "${host}" is not a host name`);
   const root = resolveStateRoot(process.env);
   const out = process.stdout;
 
@@ -68,6 +76,24 @@ export async function main(args: readonly string[]): Promise<number> {
     const emit = (event: StateChangeEvent): void => {
       if (!isDone) out.write(formatEvent(event));
     };
+    const remotes: RemoteEvents[] = hosts.map((host) => {
+      let isReachable = true;
+      return followRemoteEvents(
+        { host, env: process.env },
+        {
+          onEvent: (event) => {
+            isReachable = true;
+            if (!isDone) out.write(formatEvent(event, host));
+          },
+          onUnreachable: (error) => {
+            // Said once per outage: the host's sessions are unknown now, not gone.
+            if (isDone || !isReachable) return;
+            isReachable = false;
+            out.write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
+          },
+        },
+      );
+    });
 
     const liveSessions = (): OwnSession[] =>
       readCachedSessionsReport(root, Date.now(), isPidAlive, cache).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
@@ -144,6 +170,7 @@ export async function main(args: readonly string[]): Promise<number> {
       isDone = true;
       sessionsWatch?.close();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
+      for (const remote of remotes) remote.close();
       for (const signal of SIGNALS) process.off(signal, finish);
       for (const entry of tracked.values()) entry.subscription?.close();
       resolvePromise(0);

@@ -1,16 +1,17 @@
 /**
- * `agentwrap status [--json | --watch | --format text|json|tmux]`: every live session record
- * from every writer of the Agent Status Providers convention, rolled up. Corrupt, expired,
- * foreign or dead-pid files are skipped, never fatal (convention §5).
+ * `agentwrap status [--json | --watch | --format text|json|tmux] [--host H]… [--state-dir D]…`:
+ * every live session record from every writer of the Agent Status Providers convention, rolled
+ * up. Corrupt, expired, foreign or dead-pid files are skipped, never fatal (convention §5).
+ * `--watch` on a terminal is the live dashboard (status-dashboard.ts); into a pipe it redraws
+ * the list in place.
  */
 import { homedir } from 'node:os';
-import { isPidAlive } from '../../app/platform.js';
-import { resolveStateRoot } from '../../app/platform.js';
-import { loadSkipCache, readCachedSessionsReport, watchSessions, type SessionsWatch } from '../../app/session-store.js';
-import type { SkipCache } from '../../app/skip-cache.js';
+import { pollRemoteStatus, readRemoteStatus, REMOTE_POLL_MS, type RemotePoller } from '../../app/remote-status.js';
+import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
-import { renderStatusText, renderTmux, statusJson, type StatusView } from '../render-status.js';
+import { renderStatusText, renderTmux, statusJson } from '../render-status.js';
+import { buildView, statusSources, type StatusSources } from '../status-sources.js';
 
 type Format = 'text' | 'json' | 'tmux';
 
@@ -27,56 +28,63 @@ const CLEAR_BELOW = `${ESC}[J`;
 const HIDE_CURSOR = `${ESC}[?25l`;
 const SHOW_CURSOR = `${ESC}[?25h`;
 
-const SPEC = {
-  name: 'status',
-  usage: `usage: agentwrap status [--json | --watch | --format text|json|tmux]
-       agentwrap status explain --help | status capture --help
+const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmux] [--host H]… [--state-dir DIR]…
 
-  (no option)     one line per live session, then the rolled-up state
-  --json          the same as JSON (shape: docs/publishing.md)
-  --watch         redraw in place when anything changes; Ctrl-C to quit
-  --format tmux   compact counts for tmux status-right, e.g.
-                  set -g status-right '#(agentwrap status --format tmux)'
-`,
-  options: {
-    json: { type: 'boolean' },
-    watch: { type: 'boolean', short: 'w' },
-    format: { type: 'string' },
-  },
+  (no option)       one line per live session, then the rolled-up state
+  --json            the same as JSON (shape: docs/publishing.md)
+  --watch           on a terminal: the live dashboard (sessions by urgency, the selected one's
+                    screen, Enter to jump to its tmux pane, a to ack, f to filter, ? for keys);
+                    into a pipe: the list, redrawn in place when anything changes
+  --format tmux     compact counts for tmux status-right, e.g.
+                    set -g status-right '#(agentwrap status --format tmux)'
+  --host USER@BOX   also list the sessions on another machine, over ssh (repeatable)
+  --state-dir DIR   read this state directory instead of the default, e.g. a container's
+                    bind-mounted one (repeatable; records are checked by lease, not pid)
+`;
+
+const FLAGS = {
+  json: { type: 'boolean' },
+  watch: { type: 'boolean', short: 'w' },
+  format: { type: 'string', multiple: true },
+  host: { type: 'string', multiple: true },
+  'state-dir': { type: 'string', multiple: true },
 } as const;
 
 interface Options {
   readonly format: Format;
   readonly watch: boolean;
+  readonly sources: StatusSources;
 }
 
-function parseStatusArgs(args: readonly string[]): Options | undefined {
-  const parsed = parseCommand(SPEC, args);
-  if (parsed === undefined) return undefined;
+function parseOptions(args: readonly string[]): Options | 'help' {
+  const parsed = parseCommand({ name: 'status', usage: HELP, options: FLAGS }, args);
+  if (parsed === undefined) return 'help';
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`status: unexpected argument ${positionals[0] ?? ''}`);
-  const asked = values.format;
-  if (asked !== undefined && asked !== 'text' && asked !== 'json' && asked !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${asked}`);
-  if (values.json === true && asked !== undefined && asked !== 'json') throw new UsageError('choose one output format');
-  const format: Format | undefined = values.json === true ? 'json' : asked;
+  let format: Format | undefined;
+  const setFormat = (value: string | undefined): void => {
+    if (value !== 'text' && value !== 'json' && value !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${value ?? 'nothing'}`);
+    if (format !== undefined && format !== value) throw new UsageError('choose one output format');
+    format = value;
+  };
+  if (values.json === true) setFormat('json');
+  for (const value of values.format ?? []) setFormat(value);
   const watch = values.watch === true;
   if (watch && format !== undefined && format !== 'text') throw new UsageError('--watch draws text; it does not combine with --json or --format');
-  return { format: format ?? 'text', watch };
-}
-
-/** `cache`: settled verdicts on dead records, kept across a watch's redraws (skip-cache.ts). */
-function readView(root: string, cache: SkipCache): StatusView {
-  const nowMs = Date.now();
-  const report = readCachedSessionsReport(root, nowMs, isPidAlive, cache);
-  return { nowMs, root, sessions: report.sessions, warnings: report.warning === undefined ? [] : [report.warning] };
+  return { format: format ?? 'text', watch, sources: statusSources(values['state-dir'], values.host, process.env) };
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const options = parseStatusArgs(args);
-  if (options === undefined) return 0;
-  const root = resolveStateRoot(process.env);
-  if (options.watch) return watchStatus(root);
-  const view = readView(root, loadSkipCache(root));
+  const options = parseOptions(args);
+  // parseCommand has printed the usage.
+  if (options === 'help') return 0;
+  const { sources } = options;
+  if (options.watch) {
+    if (process.stdout.isTTY === true && process.stdin.isTTY === true) return (await import('./status-dashboard.js')).runDashboard(sources);
+    return watchStatus(sources);
+  }
+  const remote = await Promise.all(sources.hosts.map((host) => readRemoteStatus({ host, env: process.env })));
+  const view = buildView(sources, Date.now(), remote);
   switch (options.format) {
     case 'json':
       process.stdout.write(`${JSON.stringify(statusJson(view), null, 2)}\n`);
@@ -97,18 +105,17 @@ export async function main(args: readonly string[]): Promise<number> {
  * The screen is never cleared between frames, so nothing flickers; a frame is only written
  * when its text changed. Ctrl-C restores the cursor and exits 0.
  */
-function watchStatus(root: string): Promise<number> {
+function watchStatus(sources: StatusSources): Promise<number> {
   const out = process.stdout;
   return new Promise<number>((resolvePromise) => {
     let previous = '';
     let settleTimer: NodeJS.Timeout | undefined;
-    let sessionsWatch: SessionsWatch | undefined;
+    const sessionsWatches: SessionsWatch[] = [];
     let isDone = false;
-    const cache = loadSkipCache(root);
 
     const draw = (): void => {
       if (isDone) return;
-      const view = readView(root, cache);
+      const view = buildView(sources, Date.now(), remote.reports());
       const rows = out.rows ?? 24;
       let lines = [...view.warnings.map((w) => `warning: ${w}`), ...renderStatusText(view, { home: homedir(), width: out.columns ?? 80 })];
       if (lines.length > rows - 1) lines = [...lines.slice(0, rows - 2), `… ${lines.length - rows + 2} more lines`];
@@ -124,10 +131,12 @@ function watchStatus(root: string): Promise<number> {
         draw();
       }, WATCH_SETTLE_MS);
     };
+    const remote: RemotePoller = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, drawSoon);
     const finish = (): void => {
       if (isDone) return;
       isDone = true;
-      sessionsWatch?.close();
+      for (const watch of sessionsWatches) watch.close();
+      remote.close();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
       out.off('resize', onResize);
       for (const signal of SIGNALS) process.off(signal, finish);
@@ -146,7 +155,8 @@ function watchStatus(root: string): Promise<number> {
     out.on('error', finish);
 
     out.write(`${HIDE_CURSOR}${CURSOR_HOME}${CLEAR_SCREEN}`);
-    sessionsWatch = watchSessions(root, drawSoon, draw, WATCH_POLL_MS);
+    // One poll timer for all roots (the first watch's); the others only add file events.
+    sources.roots.forEach((root, i) => sessionsWatches.push(watchSessions(root, drawSoon, i === 0 ? draw : () => undefined, WATCH_POLL_MS)));
     draw();
   });
 }

@@ -1,0 +1,82 @@
+/**
+ * Running agentwrap on another machine over OpenSSH, for `status --host` and `events --host`.
+ * Plain `ssh` with the user's own configuration (keys, agents, ProxyJump, ControlMaster all
+ * apply), BatchMode so it never stops to ask for a password, and a connect timeout so a host
+ * that does not answer costs seconds, not minutes.
+ *
+ * AGENTWRAP_SSH_COMMAND replaces `ssh` (run through /bin/sh, as GIT_SSH_COMMAND is), e.g.
+ * `ssh -F ~/.ssh/agents.conf`. AGENTWRAP_REMOTE_COMMAND names agentwrap on the far side
+ * (default `agentwrap`, found on the remote PATH), e.g. `~/.npm-global/bin/agentwrap`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const SSH_CONNECT_TIMEOUT_S = 5;
+
+export interface SshTarget {
+  /** What the user passed to --host: `user@box`, `box`, an ssh_config Host alias. */
+  readonly host: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** A host that would be read by ssh as an option is refused (`--host -oProxyCommand=…`). */
+export function isSafeHost(host: string): boolean {
+  return host !== '' && !host.startsWith('-') && !/[\s\u0000-\u001f]/.test(host);
+}
+
+/** The program and arguments that run `agentwrap <args>` on `target.host`. */
+export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[]): { file: string; args: string[] } {
+  const remote = [target.env['AGENTWRAP_REMOTE_COMMAND'] ?? 'agentwrap', ...agentwrapArgs].join(' ');
+  const options = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${SSH_CONNECT_TIMEOUT_S}`, '-T', '--', target.host, remote];
+  const custom = target.env['AGENTWRAP_SSH_COMMAND'];
+  if (custom === undefined || custom.trim() === '') return { file: 'ssh', args: options };
+  return { file: '/bin/sh', args: ['-c', `${custom} "$@"`, 'ssh', ...options] };
+}
+
+/** Starts the remote agentwrap; stdin closed, stdout and stderr piped. */
+export function spawnSsh(target: SshTarget, agentwrapArgs: readonly string[]): ChildProcess {
+  const { file, args } = sshCommand(target, agentwrapArgs);
+  return spawn(file, args, { env: target.env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface SshResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  /** The last non-empty line ssh or the remote side wrote to stderr (the reason, usually). */
+  readonly error: string | undefined;
+}
+
+/** Runs the remote agentwrap to completion, killed after `timeoutMs`. Never rejects. */
+export function runSsh(target: SshTarget, agentwrapArgs: readonly string[], timeoutMs: number): Promise<SshResult> {
+  return new Promise((resolvePromise) => {
+    let child: ChildProcess;
+    try {
+      child = spawnSsh(target, agentwrapArgs);
+    } catch (error) {
+      resolvePromise({ code: null, stdout: '', error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    let isTimedOut = false;
+    const timer = setTimeout(() => {
+      isTimedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4096);
+    });
+    child.on('error', (error) => {
+      stderr += `\n${error.message}`;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const lastLine = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '').pop();
+      resolvePromise({
+        code,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        error: isTimedOut ? `no answer within ${Math.round(timeoutMs / 1000)} s` : lastLine,
+      });
+    });
+  });
+}
