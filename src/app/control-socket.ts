@@ -20,88 +20,22 @@
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import {
+  CONTROL_LINE_MAX_BYTES,
+  CONTROL_PROTOCOL_VERSION,
+  METHODS,
+  ControlError,
+  isObject,
+  lineReader,
+  UNIX_SOCKET_PATH_MAX_BYTES,
+  type ControlHandlers,
+  type ControlMethod,
+  type ControlParams,
+  type ControlRequest,
+} from './control-protocol.js';
 import { dirname, join } from 'node:path';
 import { fnv1a32 } from '../core/session-record.js';
-import type { AgentState } from '../core/types.js';
 import { currentUid, ensurePrivateDir, ensureStateDirs, stateLayout, StateDirError, type StateEnv } from '../adapters/state-dir.js';
-
-export const CONTROL_PROTOCOL_VERSION = 1;
-
-/** sun_path is 108 bytes on Linux including the terminating NUL (104 on macOS: we stay under both with fallbacks). */
-export const UNIX_SOCKET_PATH_MAX_BYTES = 103;
-
-/** A request line longer than this closes the connection (agent hook reports are small). */
-export const CONTROL_LINE_MAX_BYTES = 1024 * 1024;
-
-export const DEFAULT_CONTROL_TIMEOUT_MS = 3_000;
-
-export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history' | 'screen';
-
-const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history', 'screen'];
-
-export type ControlParams = Readonly<Record<string, unknown>>;
-
-export interface ControlRequest {
-  readonly method: ControlMethod;
-  readonly params?: ControlParams;
-}
-
-/** One transition as `events` prints it; `from` is null for the first line of a session. */
-export interface StateChangeEvent {
-  /** Unix ms. */
-  readonly t: number;
-  /** The session's record key. */
-  readonly session: string;
-  readonly agent: string;
-  readonly from: AgentState | null;
-  readonly to: AgentState;
-  readonly winner: string | null;
-  readonly rule_id: string | null;
-}
-
-/**
- * What the live session answers. Results must be JSON-serializable; a handler that throws
- * answers `{ok: false, error: {code: "failed"}}` and the connection stays open.
- */
-export interface ControlHandlers {
-  explain(params: ControlParams): unknown;
-  capture(params: ControlParams): unknown;
-  /** done → idle (marks the session seen). */
-  ack(params: ControlParams): unknown;
-  /** Agent hook events (`agentwrap report`). */
-  report(params: ControlParams): unknown;
-  /** Calls `emit` on every published state change until the returned function is called. */
-  subscribe(emit: (event: StateChangeEvent) => void): () => void;
-  /** Extra fields for `ping` (e.g. the session key). */
-  info?(): ControlParams;
-  /** The published transitions of the last hour (core/state-history), for `agentwrap dashboard`. */
-  history?(params: ControlParams): unknown;
-  /**
-   * The screen preview stream (`status --watch`): calls `emit` with the viewport now and after
-   * each change until the returned function is called. Absent: the method is refused.
-   */
-  screen?(emit: (preview: ScreenPreview) => void): () => void;
-}
-
-/** The viewport as the dashboard previews it: text rows, no attributes. */
-export interface ScreenPreview {
-  readonly rows: readonly string[];
-  readonly cols: number;
-  readonly cursorRow: number;
-  readonly cursorCol: number;
-}
-
-export type ControlErrorCode = 'unreachable' | 'denied' | 'timeout' | 'closed' | 'protocol' | 'bad-request' | 'unknown-method' | 'failed';
-
-export class ControlError extends Error {
-  override readonly name = 'ControlError';
-  readonly code: ControlErrorCode;
-
-  constructor(code: ControlErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-}
 
 /** Refusal to bind: a symlink, a regular file, or a live listener already at the path. */
 export class ControlSocketError extends Error {
@@ -174,29 +108,6 @@ export interface ControlServer {
   connectionCount(): number;
   /** Stops listening, ends every connection (subscribers see the stream end) and removes the socket file. */
   close(): Promise<void>;
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Splits a byte stream into lines; calls `onOverflow` when a line exceeds the limit. */
-function lineReader(onLine: (line: string) => void, onOverflow: () => void): (chunk: Buffer) => void {
-  let pending = '';
-  return (chunk) => {
-    pending += chunk.toString('utf8');
-    let newline = pending.indexOf('\n');
-    while (newline !== -1) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim() !== '') onLine(line);
-      newline = pending.indexOf('\n');
-    }
-    if (pending.length > CONTROL_LINE_MAX_BYTES) {
-      pending = '';
-      onOverflow();
-    }
-  };
 }
 
 function probeListener(path: string): Promise<boolean> {
@@ -345,190 +256,5 @@ async function dispatch(
   }
 }
 
-// ── client ─────────────────────────────────────────────────────────────────────────────────
-
-function connectError(path: string, error: unknown): ControlError {
-  const code = errnoCode(error);
-  if (code === 'EACCES' || code === 'EPERM') return new ControlError('denied', `not allowed to connect to ${path} (${code})`, { cause: error });
-  if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK') {
-    return new ControlError('unreachable', `no agentwrap session is listening at ${path}`, { cause: error });
-  }
-  return new ControlError('unreachable', `cannot connect to ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-}
-
-interface Reply {
-  readonly ok: boolean;
-  readonly result?: unknown;
-  readonly error?: { readonly code?: unknown; readonly message?: unknown };
-}
-
-function toReply(message: Readonly<Record<string, unknown>>): Reply {
-  const error = isObject(message['error']) ? message['error'] : undefined;
-  return { ok: message['ok'] === true, result: message['result'], ...(error === undefined ? {} : { error }) };
-}
-
-function replyError(reply: Reply): ControlError {
-  const code = reply.error?.code;
-  const known: readonly ControlErrorCode[] = ['bad-request', 'unknown-method', 'failed'];
-  const message = typeof reply.error?.message === 'string' ? reply.error.message : 'the session refused the request';
-  return new ControlError(known.includes(code as ControlErrorCode) ? (code as ControlErrorCode) : 'failed', message);
-}
-
-/**
- * Opens a connection, sends `request`, and calls `onMessage` for every line; resolves the
- * socket when `onMessage` first returns true. Rejects with ControlError on connect failure,
- * timeout or close before that.
- */
-function converse(
-  path: string,
-  request: ControlRequest,
-  timeoutMs: number,
-  onMessage: (message: Readonly<Record<string, unknown>>, socket: Socket) => boolean,
-): Promise<Socket> {
-  return new Promise((resolvePromise, reject) => {
-    const socket = connect(path);
-    let settled = false;
-    const settle = (error: ControlError | undefined): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error === undefined) {
-        resolvePromise(socket);
-      } else {
-        socket.destroy();
-        reject(error);
-      }
-    };
-    const timer = setTimeout(() => settle(new ControlError('timeout', `no answer from ${path} within ${timeoutMs} ms`)), timeoutMs);
-    let connected = false;
-    socket.once('connect', () => {
-      connected = true;
-      socket.write(`${JSON.stringify({ id: 1, method: request.method, params: request.params ?? {} })}\n`);
-    });
-    socket.on('error', (error) => settle(connected ? new ControlError('closed', `connection to ${path} failed: ${error.message}`, { cause: error }) : connectError(path, error)));
-    socket.on('close', () => settle(new ControlError('closed', `the session at ${path} closed the connection`)));
-    socket.on(
-      'data',
-      lineReader(
-        (line) => {
-          let message: unknown;
-          try {
-            message = JSON.parse(line);
-          } catch {
-            settle(new ControlError('protocol', `the session at ${path} sent a line that is not JSON`));
-            return;
-          }
-          // Keeps delivering after settling: a subscription's events follow its reply.
-          if (isObject(message) && onMessage(message, socket)) settle(undefined);
-        },
-        () => settle(new ControlError('protocol', `the session at ${path} sent an overlong line`)),
-      ),
-    );
-  });
-}
-
-/** One request, one reply: resolves the `result`, rejects with ControlError. */
-export async function requestControl(path: string, request: ControlRequest, timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS): Promise<unknown> {
-  if (request.method === 'subscribe') throw new ControlError('bad-request', 'use subscribeControl for subscribe');
-  let reply: Reply | undefined;
-  const socket = await converse(path, request, timeoutMs, (message) => {
-    if (message['id'] !== 1 && message['id'] !== null) return false;
-    reply = toReply(message);
-    return true;
-  });
-  socket.destroy();
-  if (reply === undefined) throw new ControlError('protocol', `no reply from ${path}`);
-  if (!reply.ok) throw replyError(reply);
-  return reply.result;
-}
-
-export interface ControlSubscription {
-  /** Ends the subscription (disconnects). */
-  close(): void;
-  /** Resolves when the stream ends, by `close()` or because the session went away. */
-  readonly closed: Promise<void>;
-}
-
-function isStateChangeEvent(value: unknown): value is StateChangeEvent {
-  if (!isObject(value)) return false;
-  return typeof value['t'] === 'number' && typeof value['session'] === 'string' && typeof value['to'] === 'string';
-}
-
-/**
- * Subscribes to a session's state changes. Resolves once the session confirmed the
- * subscription; rejects with ControlError if it cannot be reached or refuses.
- */
-export async function subscribeControl(
-  path: string,
-  onEvent: (event: StateChangeEvent) => void,
-  timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
-): Promise<ControlSubscription> {
-  let reply: Reply | undefined;
-  let isActive = true;
-  const socket = await converse(path, { method: 'subscribe' }, timeoutMs, (message) => {
-    if (message['event'] === 'state') {
-      // The server subscribes before it replies, so an event may precede the reply line.
-      if (isActive && isStateChangeEvent(message['data'])) onEvent(message['data']);
-      return false;
-    }
-    reply ??= toReply(message);
-    return true;
-  });
-  if (reply === undefined || !reply.ok) {
-    socket.destroy();
-    throw reply === undefined ? new ControlError('protocol', `no reply from ${path}`) : replyError(reply);
-  }
-  const closed = new Promise<void>((resolvePromise) => {
-    if (socket.destroyed) resolvePromise();
-    socket.once('close', () => resolvePromise());
-  });
-  return {
-    close: () => {
-      isActive = false;
-      socket.destroy();
-    },
-    closed,
-  };
-}
-
-function isScreenPreview(value: unknown): value is ScreenPreview {
-  if (!isObject(value)) return false;
-  const { rows, cols, cursorRow, cursorCol } = value;
-  return Array.isArray(rows) && rows.every((r) => typeof r === 'string') && typeof cols === 'number' && typeof cursorRow === 'number' && typeof cursorCol === 'number';
-}
-
-/**
- * Streams a session's screen preview (`screen` method): `onScreen` gets the viewport at once and
- * after every change. Resolves once the session confirmed; rejects with ControlError otherwise.
- */
-export async function subscribeScreen(
-  path: string,
-  onScreen: (preview: ScreenPreview) => void,
-  timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
-): Promise<ControlSubscription> {
-  let reply: Reply | undefined;
-  let isActive = true;
-  const socket = await converse(path, { method: 'screen' }, timeoutMs, (message) => {
-    if (message['event'] === 'screen') {
-      if (isActive && isScreenPreview(message['data'])) onScreen(message['data']);
-      return false;
-    }
-    reply ??= toReply(message);
-    return true;
-  });
-  if (reply === undefined || !reply.ok) {
-    socket.destroy();
-    throw reply === undefined ? new ControlError('protocol', `no reply from ${path}`) : replyError(reply);
-  }
-  const closed = new Promise<void>((resolvePromise) => {
-    if (socket.destroyed) resolvePromise();
-    socket.once('close', () => resolvePromise());
-  });
-  return {
-    close: () => {
-      isActive = false;
-      socket.destroy();
-    },
-    closed,
-  };
-}
+export { requestControl, subscribeControl, subscribeScreen, type ControlSubscription } from './control-client.js';
+export * from './control-protocol.js';

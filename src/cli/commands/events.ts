@@ -56,6 +56,28 @@ interface Tracked {
   ended: boolean;
 }
 
+/**
+ * Another machine's transitions, each line marked with its host; a host that stops answering is
+ * said once per outage (its sessions are unknown now, not gone).
+ */
+function followHost(host: string, write: (line: string) => void): RemoteEvents {
+  let isReachable = true;
+  return followRemoteEvents(
+    { host, env: process.env },
+    {
+      onEvent: (event) => {
+        isReachable = true;
+        write(formatEvent(event, host));
+      },
+      onUnreachable: (error) => {
+        if (!isReachable) return;
+        isReachable = false;
+        write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
+      },
+    },
+  );
+}
+
 export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SPEC, args);
   if (parsed === undefined) return 0;
@@ -76,24 +98,9 @@ export async function main(args: readonly string[]): Promise<number> {
     const emit = (event: StateChangeEvent): void => {
       if (!isDone) out.write(formatEvent(event));
     };
-    const remotes: RemoteEvents[] = hosts.map((host) => {
-      let isReachable = true;
-      return followRemoteEvents(
-        { host, env: process.env },
-        {
-          onEvent: (event) => {
-            isReachable = true;
-            if (!isDone) out.write(formatEvent(event, host));
-          },
-          onUnreachable: (error) => {
-            // Said once per outage: the host's sessions are unknown now, not gone.
-            if (isDone || !isReachable) return;
-            isReachable = false;
-            out.write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
-          },
-        },
-      );
-    });
+    const remotes = hosts.map((host) => followHost(host, (line) => {
+      if (!isDone) out.write(line);
+    }));
 
     const liveSessions = (): OwnSession[] =>
       readCachedSessionsReport(root, Date.now(), isPidAlive, cache).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
