@@ -127,10 +127,19 @@ async function oneRun({ variant, index, opts, tmux, install, mock, root, turn })
   }, READY_TIMEOUT_MS);
   const result = { variant, index, net: opts.net, readyMs: readyAt === undefined ? null : readyAt - t0, idleMs: null, states: [], leftovers: null, explain: null };
   // The first ready screen, with this run's directory names made common, to compare variants.
-  result.readyScreen = readyScreen.replaceAll(runDir, '<run>').replace(/ +$/gm, '');
+  // OpenCode's placeholder is a random tip, and the version is right-aligned after the path.
+  result.readyScreen = readyScreen.replaceAll(runDir, '<run>').replace(/Ask anything… "[^"]*"/, 'Ask anything… "<tip>"').replace(/ +/g, ' ');
   if (readyAt === undefined) result.screen = tmux.capture(target);
   if (variant !== 'bare' && readyAt !== undefined) {
-    const idleAt = await waitFor(() => (statusJson(stateDir)?.state === 'idle' ? Date.now() : undefined), 20_000, 100);
+    // The first settled state the session publishes: idle is right at a ready prompt; `done`
+    // there is start-up work counted as a turn (issue 14 item 5, core's), reported as seen.
+    const settled = await waitFor(() => {
+      const state = statusJson(stateDir)?.state;
+      return state === 'idle' || state === 'done' ? { state, at: Date.now() } : undefined;
+    }, 20_000, 100);
+    result.settledState = settled?.state ?? null;
+    result.settledMs = settled === undefined ? null : settled.at - t0;
+    const idleAt = settled?.state === 'idle' ? settled.at : undefined;
     result.idleMs = idleAt === undefined ? null : idleAt - t0;
   }
   if (turn && readyAt !== undefined) Object.assign(result, await driveTurn({ tmux, target, mock, stateDir }));
@@ -174,7 +183,9 @@ async function driveTurn({ tmux, target, mock, stateDir }) {
 }
 
 function explainText(stateDir) {
-  const r = spawnSync(process.execPath, [MAIN, 'status', 'explain'], {
+  const key = statusJson(stateDir)?.key;
+  if (key === undefined) return '(no live session to explain)';
+  const r = spawnSync(process.execPath, [MAIN, 'status', 'explain', key], {
     encoding: 'utf8',
     env: { ...process.env, AGENT_STATUS_DIR: stateDir },
   });
@@ -188,15 +199,16 @@ function printTable(results, net) {
     const mine = results.filter((r) => r.variant === variant && !r.turn);
     const ready = mine.map((r) => r.readyMs);
     const idle = mine.map((r) => r.idleMs).filter((x) => x !== null);
+    const settled = mine.filter((r) => r.settledState).map((r) => `${r.settledState} ${(r.settledMs / 1000).toFixed(1)}`);
     const med = median(ready.filter((x) => x !== null));
     rows.push(
       `| ${net} | ${variant} | ${ready.map((x) => (x === null ? 'timeout' : (x / 1000).toFixed(1))).join(', ')} | ${(med / 1000).toFixed(2)} | ` +
         `${Number.isNaN(bare) || variant === 'bare' ? '—' : `${((med - bare) / 1000).toFixed(2)}`} | ` +
-        `${idle.length ? (median(idle) / 1000).toFixed(2) : '—'} | ${mine.filter((r) => r.leftovers?.polluted).length}/${mine.length} | ${[...new Set(mine.flatMap((r) => r.leftovers?.names ?? []))].join(' ')} |`,
+        `${idle.length ? (median(idle) / 1000).toFixed(2) : '—'} | ${settled.join(', ') || '—'} | ${mine.filter((r) => r.leftovers?.polluted).length}/${mine.length} | ${[...new Set(mine.flatMap((r) => r.leftovers?.names ?? []))].join(' ')} |`,
     );
   }
-  console.log('| network | variant | ready s (each run) | median s | vs bare s | idle published s (median) | runs leaving node_modules/package.json | ~/.config/opencode afterwards |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| network | variant | ready s (each run) | median s | vs bare s | idle published s (median) | first idle/done published (state s) | runs leaving node_modules/package.json | ~/.config/opencode afterwards |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
 }
 
@@ -223,7 +235,7 @@ async function main() {
     for (let index = 1; index <= opts.runs; index++) {
       for (const variant of opts.variants) {
         const r = await oneRun({ variant, index, opts, tmux, install, mock, root, turn: false });
-        console.error(`[${opts.net}] ${variant} #${index}: ready ${r.readyMs ?? 'timeout'} ms, idle ${r.idleMs ?? '—'} ms, ~/.config/opencode: ${r.leftovers.names.join(' ')}`);
+        console.error(`[${opts.net}] ${variant} #${index}: ready ${r.readyMs ?? 'timeout'} ms, first settled ${r.settledState ?? '—'} ${r.settledMs ?? ''} ms, ~/.config/opencode: ${r.leftovers.names.join(' ')}`);
         if (r.screen !== undefined) console.error(`screen at the timeout:\n${r.screen}`);
         results.push(r);
       }
