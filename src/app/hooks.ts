@@ -288,6 +288,19 @@ export function openCodeStreamRefusal(args: readonly string[]): string | undefin
   return undefined;
 }
 
+/**
+ * Whether OpenCode's runtime (Bun) would send a request to http://127.0.0.1 through a proxy:
+ * it honours HTTP_PROXY for loopback too, and skips it only for a NO_PROXY entry naming
+ * 127.0.0.1 literally (or `*`; no CIDR, no wildcards). Bare OpenCode talks to its worker
+ * in-process and never meets this; with `--port` its TUI would fetch through the proxy.
+ */
+export function loopbackProxied(env: NodeJS.ProcessEnv): boolean {
+  const proxy = env['HTTP_PROXY'] ?? env['http_proxy'] ?? env['ALL_PROXY'] ?? env['all_proxy'];
+  if (proxy === undefined || proxy === '') return false;
+  const noProxy = (env['NO_PROXY'] ?? env['no_proxy'] ?? '').split(',').map((entry) => entry.trim());
+  return !noProxy.includes('127.0.0.1') && !noProxy.includes('*');
+}
+
 /** One report's round trip to the session's socket, at most (as for `agentwrap report`). */
 const OPENCODE_REPORT_TIMEOUT_MS = 300;
 
@@ -304,6 +317,9 @@ export function basicAuthorization(username: string, password: string): string {
 async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
   const refusal = openCodeStreamRefusal(input.args);
   if (refusal !== undefined) return nothing('opencode', input.args, refusal === '' ? undefined : refusal);
+  if (loopbackProxied(input.env)) {
+    return nothing('opencode', input.args, 'opencode: HTTP_PROXY is set and NO_PROXY does not name 127.0.0.1, so agentwrap adds no event stream (its state comes from the screen only)');
+  }
   const port = await pickLoopbackPort();
   const userPassword = input.env['OPENCODE_SERVER_PASSWORD'];
   const password = userPassword !== undefined && userPassword !== '' ? userPassword : randomBytes(24).toString('base64url');

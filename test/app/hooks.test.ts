@@ -169,6 +169,11 @@ describe('opencode: its own event stream, nothing loaded into it', () => {
       expect(result.env).toEqual({});
     }
     expect((await plan('opencode', ['--port', '4096'])).note).toMatch(/--port is yours/);
+    // Bun would send the TUI's own requests to 127.0.0.1 through the proxy.
+    const proxied = await plan('opencode', [], { HTTP_PROXY: 'http://proxy:3128', NO_PROXY: 'localhost,127.0.0.0/8' });
+    expect(proxied.installed).toBe(false);
+    expect(proxied.note).toMatch(/HTTP_PROXY/);
+    expect((await plan('opencode', [], { http_proxy: 'http://proxy:3128', no_proxy: 'localhost, 127.0.0.1' })).installed).toBe(true);
     // A value that happens to be a subcommand's name is still a value.
     expect((await plan('opencode', ['--agent', 'run'])).installed).toBe(true);
   });
