@@ -3,22 +3,26 @@
  * environment that make its own hook/plugin system call `agentwrap report`. Nothing is written
  * to the user's configuration; the few files needed live in a private temporary directory that
  * `dispose()` removes after the agent exits. The user's own hooks keep running: Claude Code
- * merges `--settings` with its other settings sources itself, OpenCode concatenates plugin lists
- * across config layers, and a user's own Codex `notify` program is never replaced.
+ * merges `--settings` with its other settings sources itself, OpenCode gets no plugin at all,
+ * and a user's own Codex `notify` program is never replaced.
  *
  * What each agent gets (and what gating trusts it for: core/gating.ts, docs/reporter.md):
  * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
  *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity);
  * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
- * - opencode: OPENCODE_CONFIG_CONTENT adding a plugin that forwards lifecycle bus events
- *   (full-lifecycle, authoritative below screen blockers).
+ * - opencode: `--port` on loopback with a per-run password; agentwrap follows the server's
+ *   `/event` stream itself (opencode-events.ts: full-lifecycle, authoritative below screen
+ *   blockers). No plugin: any configured plugin makes OpenCode install @opencode-ai/plugin
+ *   into the user's config directory before it starts.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { CLI_MAIN_PATH } from '../adapters/paths.js';
+import { requestControl } from './control-socket.js';
+import { followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS, pickLoopbackPort, type Following } from './opencode-events.js';
 
 /** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
 export const CLAUDE_HOOK_EVENTS: readonly string[] = [
@@ -29,19 +33,6 @@ export const CLAUDE_HOOK_EVENTS: readonly string[] = [
   'Elicitation',
   'Stop',
   'SessionEnd',
-];
-
-/** The OpenCode bus events the plugin forwards (everything else, e.g. message streaming, stays in OpenCode). */
-export const OPENCODE_PLUGIN_EVENTS: readonly string[] = [
-  'session.created',
-  'session.status',
-  'session.idle',
-  'session.error',
-  'permission.asked',
-  'permission.replied',
-  'question.asked',
-  'question.replied',
-  'question.rejected',
 ];
 
 /** Seconds Claude Code allows one of our hooks (they take well under one; async anyway). */
@@ -82,8 +73,20 @@ export interface HookPlan {
   readonly events: readonly string[];
   /** Why nothing was installed, or what was merged; undefined when there is nothing to say. */
   readonly note: string | undefined;
-  /** Removes the temporary files; call after the agent exited. Never throws. */
+  /**
+   * Starts what listens from agentwrap's side (OpenCode's event stream) once the session's
+   * control socket path is known; a no-op for reporters that run inside the agent. Never throws.
+   */
+  start(session: ReporterSession): void;
+  /** Stops listening and removes the temporary files; call after the agent exited. Never throws. */
   dispose(): void;
+}
+
+export interface ReporterSession {
+  /** The session's control socket, where reports go; undefined when it has none (nothing to report to). */
+  readonly controlPath: string | undefined;
+  /** Where a reporter failure is said (never on the agent's screen). */
+  readonly warn: (message: string) => void;
 }
 
 /** The command a hook runs: this node and this installation's CLI entry, absolute, so PATH does not matter. */
@@ -97,7 +100,7 @@ export function shellQuote(word: string): string {
 }
 
 function nothing(agent: string, args: readonly string[], note: string | undefined): HookPlan {
-  return { agent, installed: false, args, env: {}, events: [], note, dispose: () => undefined };
+  return { agent, installed: false, args, env: {}, events: [], note, start: () => undefined, dispose: () => undefined };
 }
 
 function privateDir(root: string): { readonly dir: string; readonly dispose: () => void } {
@@ -119,7 +122,7 @@ function privateDir(root: string): { readonly dir: string; readonly dispose: () 
  * What to add to one launch so the agent reports to its session. Unknown agents, subcommands,
  * and configurations agentwrap cannot merge safely get nothing (with a note saying why).
  */
-export function planHooks(input: HookPlanInput): HookPlan {
+export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
   const agent = basename(input.agent);
   const first = input.args[0];
   if (first !== undefined && HELP_OR_VERSION.includes(first)) return nothing(agent, input.args, undefined);
@@ -132,7 +135,7 @@ export function planHooks(input: HookPlanInput): HookPlan {
       case 'codex':
         return planCodex(input, command);
       case 'opencode':
-        return planOpenCode(input, command, root);
+        return await planOpenCode(input);
       default:
         return nothing(agent, input.args, undefined);
     }
@@ -202,6 +205,7 @@ function planClaude(input: HookPlanInput, command: readonly string[], root: stri
     env: {},
     events: CLAUDE_HOOK_EVENTS,
     note: at === -1 ? undefined : 'claude: your --settings was merged with agentwrap\'s hooks',
+    start: () => undefined,
     dispose: temp.dispose,
   };
 }
@@ -249,67 +253,95 @@ function planCodex(input: HookPlanInput, command: readonly string[]): HookPlan {
     env: {},
     events: ['notify (agent-turn-complete)'],
     note: undefined,
+    start: () => undefined,
     dispose: () => undefined,
   };
 }
 
 // ── OpenCode ───────────────────────────────────────────────────────────────────────────────
 
-/**
- * The plugin OpenCode loads: forwards the lifecycle bus events, numbered, to `agentwrap report`
- * in a detached child (the plugin never waits on it). Only the fields gating reads are sent.
- */
-export function openCodePlugin(command: readonly string[]): string {
-  return `// Written by agentwrap for one OpenCode run; removed when it exits.
-import { spawn } from 'node:child_process';
+/** OpenCode's subcommands (1.18): only the default command, the TUI, gets a reporter. */
+const OPENCODE_SUBCOMMANDS: readonly string[] = [
+  'completion', 'acp', 'mcp', 'attach', 'run', 'debug', 'providers', 'auth', 'agent', 'upgrade', 'uninstall', 'serve', 'web', 'models',
+  'stats', 'export', 'import', 'github', 'pr', 'session', 'plugin', 'plug', 'db',
+];
 
-const COMMAND = ${JSON.stringify(command)};
-const EVENTS = new Set(${JSON.stringify(OPENCODE_PLUGIN_EVENTS)});
-let seq = 0;
+/** TUI options that take a value (so the value is not read as a subcommand or project). */
+const OPENCODE_VALUE_OPTIONS: readonly string[] = ['--log-level', '--port', '--hostname', '--mdns-domain', '--cors', '-m', '--model', '-s', '--session', '--prompt', '--agent', '--replay-limit'];
 
-function slim(event) {
-  const p = event.properties ?? {};
-  const status = p.status && typeof p.status === 'object' ? { type: p.status.type } : undefined;
-  return { type: event.type, properties: { sessionID: p.sessionID ?? p.info?.id, ...(status ? { status } : {}) } };
-}
+/** Options that choose OpenCode's server or its minimal interface: agentwrap then adds no server of its own. */
+const OPENCODE_SERVER_OPTIONS: readonly string[] = ['--port', '--hostname', '--mdns', '--no-mdns', '--mdns-domain', '--cors', '--mini'];
 
-export const AgentwrapReporter = async () => ({
-  event: async ({ event }) => {
-    if (!event || !EVENTS.has(event.type)) return;
-    seq += 1;
-    try {
-      const child = spawn(COMMAND[0], [...COMMAND.slice(1), 'report', event.type, '--agent', 'opencode', '--source', 'opencode-plugin',
-        '--seq', String(seq), '--json', JSON.stringify(slim(event))], { stdio: 'ignore', detached: true });
-      child.on('error', () => {});
-      child.unref();
-    } catch {
-      // Reporting is best effort: OpenCode must never notice agentwrap.
+/** Why these arguments get no event stream, or undefined when they start the TUI and it can have one. */
+export function openCodeStreamRefusal(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const option = arg.split('=')[0] ?? arg;
+    if (OPENCODE_SERVER_OPTIONS.includes(option)) return `opencode: ${option} is yours, so agentwrap adds no event stream (its state comes from the screen only)`;
+    if (arg.startsWith('-')) {
+      if (OPENCODE_VALUE_OPTIONS.includes(arg)) i++;
+      continue;
     }
-  },
-});
-`;
+    // The first positional: a subcommand (no TUI, nothing to report) or the project folder.
+    return OPENCODE_SUBCOMMANDS.includes(arg) ? '' : undefined;
+  }
+  return undefined;
 }
 
-function planOpenCode(input: HookPlanInput, command: readonly string[], root: string): HookPlan {
-  const existing = input.env['OPENCODE_CONFIG_CONTENT'];
-  let config: Json = {};
-  if (existing !== undefined && existing.trim() !== '') {
-    const parsed: unknown = JSON.parse(existing);
-    if (!isObject(parsed)) return nothing('opencode', input.args, 'no reporter plugin for opencode: OPENCODE_CONFIG_CONTENT is not a JSON object');
-    config = parsed;
+/**
+ * Whether OpenCode's runtime (Bun) would send a request to http://127.0.0.1 through a proxy:
+ * it honours HTTP_PROXY for loopback too, and skips it only for a NO_PROXY entry naming
+ * 127.0.0.1 literally (or `*`; no CIDR, no wildcards). Bare OpenCode talks to its worker
+ * in-process and never meets this; with `--port` its TUI would fetch through the proxy.
+ */
+export function loopbackProxied(env: NodeJS.ProcessEnv): boolean {
+  const proxy = env['HTTP_PROXY'] ?? env['http_proxy'] ?? env['ALL_PROXY'] ?? env['all_proxy'];
+  if (proxy === undefined || proxy === '') return false;
+  const noProxy = (env['NO_PROXY'] ?? env['no_proxy'] ?? '').split(',').map((entry) => entry.trim());
+  return !noProxy.includes('127.0.0.1') && !noProxy.includes('*');
+}
+
+/** One report's round trip to the session's socket, at most (as for `agentwrap report`). */
+const OPENCODE_REPORT_TIMEOUT_MS = 300;
+
+/** The Basic credentials OpenCode's server checks (OPENCODE_SERVER_USERNAME defaults to "opencode"). */
+export function basicAuthorization(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+/**
+ * OpenCode: its own server on a loopback port agentwrap picks, guarded by a password made for
+ * this run (or the user's OPENCODE_SERVER_PASSWORD), and agentwrap following its `/event`
+ * stream. Nothing is written anywhere; OpenCode's configuration is not touched.
+ */
+async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
+  const refusal = openCodeStreamRefusal(input.args);
+  if (refusal !== undefined) return nothing('opencode', input.args, refusal === '' ? undefined : refusal);
+  if (loopbackProxied(input.env)) {
+    return nothing('opencode', input.args, 'opencode: HTTP_PROXY is set and NO_PROXY does not name 127.0.0.1, so agentwrap adds no event stream (its state comes from the screen only)');
   }
-  const temp = privateDir(root);
-  const file = join(temp.dir, 'agentwrap-reporter.js');
-  writeFileSync(file, openCodePlugin(command), { mode: 0o600 });
-  const plugins = Array.isArray(config['plugin']) ? config['plugin'] : [];
-  const merged = { ...config, plugin: [...plugins, pathToFileURL(file).href] };
+  const port = await pickLoopbackPort();
+  const userPassword = input.env['OPENCODE_SERVER_PASSWORD'];
+  const password = userPassword !== undefined && userPassword !== '' ? userPassword : randomBytes(24).toString('base64url');
+  const username = input.env['OPENCODE_SERVER_USERNAME'] ?? 'opencode';
+  const url = `http://127.0.0.1:${port}`;
+  let following: Following | undefined;
   return {
     agent: 'opencode',
     installed: true,
-    args: input.args,
-    env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(merged) },
-    events: OPENCODE_PLUGIN_EVENTS,
-    note: existing === undefined ? undefined : 'opencode: your OPENCODE_CONFIG_CONTENT was merged with agentwrap\'s plugin',
-    dispose: temp.dispose,
+    args: ['--port', String(port), '--hostname', '127.0.0.1', ...input.args],
+    env: password === userPassword ? {} : { OPENCODE_SERVER_PASSWORD: password },
+    events: [...OPENCODE_LIFECYCLE_EVENTS, ...OPENCODE_STREAM_EVENTS],
+    note: undefined,
+    start: ({ controlPath, warn }) => {
+      if (controlPath === undefined || following !== undefined) return;
+      following = followOpenCodeEvents({
+        url,
+        authorization: basicAuthorization(username, password),
+        deliver: (params) => requestControl(controlPath, { method: 'report', params }, OPENCODE_REPORT_TIMEOUT_MS),
+        warn,
+      });
+    },
+    dispose: () => following?.stop(),
   };
 }

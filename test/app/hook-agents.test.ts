@@ -21,16 +21,18 @@ afterEach(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function installs(agent: string): boolean {
-  const plan = planHooks({ agent, args: [], env: { HOME: join(tmp, 'home'), CODEX_HOME: join(tmp, 'codex-home') }, reportCommand: ['/usr/bin/true'], tmpRoot: tmp });
+async function installs(agent: string): Promise<boolean> {
+  const plan = await planHooks({ agent, args: [], env: { HOME: join(tmp, 'home'), CODEX_HOME: join(tmp, 'codex-home') }, reportCommand: ['/usr/bin/true'], tmpRoot: tmp });
   plan.dispose();
   return plan.installed;
 }
 
 describe('HOOK_AGENTS', () => {
-  it('is exactly the agents planHooks installs hooks for', () => {
+  it('is exactly the agents planHooks installs hooks for', async () => {
     const candidates = ['claude', 'codex', 'opencode', 'gemini', 'amp', 'grok', 'kimi', 'pi', 'demo'];
 
-    expect(candidates.filter(installs)).toEqual([...HOOK_AGENTS]);
+    const installed: string[] = [];
+    for (const agent of candidates) if (await installs(agent)) installed.push(agent);
+    expect(installed).toEqual([...HOOK_AGENTS]);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,8 @@ afterEach(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function plan(agent: string, args: readonly string[], env: NodeJS.ProcessEnv = { CODEX_HOME: join(tmp, 'codex-home') }): HookPlan {
-  const result = planHooks({ agent, args, env, reportCommand: REPORT, tmpRoot: tmp });
+async function plan(agent: string, args: readonly string[], env: NodeJS.ProcessEnv = { CODEX_HOME: join(tmp, 'codex-home') }): Promise<HookPlan> {
+  const result = await planHooks({ agent, args, env, reportCommand: REPORT, tmpRoot: tmp });
   plans.push(result);
   return result;
 }
@@ -33,8 +33,8 @@ function settingsOf(result: HookPlan): Settings {
 }
 
 describe('claude: a --settings file of async hooks for this run only', () => {
-  it('adds --settings <file> before the user\'s arguments, with one async report hook per event', () => {
-    const result = plan('claude', ['--model', 'opus', 'fix the bug']);
+  it('adds --settings <file> before the user\'s arguments, with one async report hook per event', async () => {
+    const result = await plan('claude', ['--model', 'opus', 'fix the bug']);
 
     const settings = settingsOf(result);
     expect(result).toMatchObject({ installed: true, env: {}, events: CLAUDE_HOOK_EVENTS });
@@ -45,8 +45,8 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(hook?.command).toBe("/usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json -");
   });
 
-  it('writes the file privately (0600 in a 0700 directory) and removes it on dispose', () => {
-    const result = plan('claude', []);
+  it('writes the file privately (0600 in a 0700 directory) and removes it on dispose', async () => {
+    const result = await plan('claude', []);
     const file = result.args[1] ?? '';
 
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -55,11 +55,11 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it('merges a user --settings file: their hooks first, then ours, and their other settings kept', () => {
+  it('merges a user --settings file: their hooks first, then ours, and their other settings kept', async () => {
     const user = join(tmp, 'user-settings.json');
     writeFileSync(user, JSON.stringify({ model: 'sonnet', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }));
 
-    const result = plan('claude', ['-c', '--settings', user]);
+    const result = await plan('claude', ['-c', '--settings', user]);
 
     const settings = settingsOf(result) as Settings & { model?: string };
     expect(result.args.slice(2)).toEqual(['-c']);
@@ -68,28 +68,28 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(result.note).toMatch(/merged/);
   });
 
-  it('merges inline --settings=JSON too', () => {
-    const result = plan('claude', ['--settings={"hooks":{"Notification":[{"hooks":[{"type":"command","command":"notify-send hi"}]}]}}']);
+  it('merges inline --settings=JSON too', async () => {
+    const result = await plan('claude', ['--settings={"hooks":{"Notification":[{"hooks":[{"type":"command","command":"notify-send hi"}]}]}}']);
 
     expect(settingsOf(result).hooks['Notification']).toHaveLength(2);
   });
 
-  it('installs nothing for subcommands, --help and --version, or unparsable --settings', () => {
-    const results = [plan('claude', ['mcp', 'list']), plan('claude', ['--version']), plan('claude', ['--settings', '{not json'])];
+  it('installs nothing for subcommands, --help and --version, or unparsable --settings', async () => {
+    const results = [await plan('claude', ['mcp', 'list']), await plan('claude', ['--version']), await plan('claude', ['--settings', '{not json'])];
 
     expect(results.map((r) => r.installed)).toEqual([false, false, false]);
     expect(results[0]?.args).toEqual(['mcp', 'list']);
     expect(results[2]?.note).toMatch(/no reporter hooks for claude/);
   });
 
-  it('mergeClaudeSettings leaves a user hooks block that is not an object out of the merge', () => {
+  it('mergeClaudeSettings leaves a user hooks block that is not an object out of the merge', async () => {
     expect(mergeClaudeSettings({ hooks: 'bogus' }, { Stop: [1] })).toEqual({ hooks: { Stop: [1] } });
   });
 });
 
 describe('codex: a notify override for this run only', () => {
-  it('prepends -c notify=[…] whose last word is --json (Codex appends the event JSON)', () => {
-    const result = plan('codex', ['--no-daemon']);
+  it('prepends -c notify=[…] whose last word is --json (Codex appends the event JSON)', async () => {
+    const result = await plan('codex', ['--no-daemon']);
 
     expect(result.installed).toBe(true);
     expect(result.args).toEqual([
@@ -99,51 +99,93 @@ describe('codex: a notify override for this run only', () => {
     ]);
   });
 
-  it('keeps the user\'s own notify program: nothing installed when config.toml sets one', () => {
+  it('keeps the user\'s own notify program: nothing installed when config.toml sets one', async () => {
     mkdirSync(join(tmp, 'codex-home'));
     writeFileSync(join(tmp, 'codex-home', 'config.toml'), 'notify = ["notify-send", "codex"]\nmodel = "o3"\n');
 
-    const result = plan('codex', []);
+    const result = await plan('codex', []);
 
     expect(result).toMatchObject({ installed: false, args: [] });
     expect(result.note).toMatch(/your own notify/);
   });
 
-  it('keeps a notify given with -c on the command line, and skips subcommands', () => {
-    expect(plan('codex', ['-c', 'notify=["x"]']).installed).toBe(false);
-    expect(plan('codex', ['login']).installed).toBe(false);
+  it('keeps a notify given with -c on the command line, and skips subcommands', async () => {
+    expect((await plan('codex', ['-c', 'notify=["x"]'])).installed).toBe(false);
+    expect((await plan('codex', ['login'])).installed).toBe(false);
   });
 });
 
-describe('opencode: a plugin through OPENCODE_CONFIG_CONTENT', () => {
-  it('adds the plugin by file URL in OPENCODE_CONFIG_CONTENT and leaves the arguments alone', () => {
-    const result = plan('opencode', ['run', 'hi']);
+describe('opencode: its own event stream, nothing loaded into it', () => {
+  /** Every file under a directory (relative paths). */
+  function filesUnder(dir: string): string[] {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+  }
 
-    const config = JSON.parse(result.env['OPENCODE_CONFIG_CONTENT'] ?? '{}') as { plugin: string[] };
-    expect(result.args).toEqual(['run', 'hi']);
-    expect(config.plugin).toHaveLength(1);
-    const source = readFileSync(fileURLToPath(config.plugin[0] ?? ''), 'utf8');
-    expect(source).toContain('"permission.asked"');
-    expect(source).toContain(JSON.stringify(REPORT));
+  it('hands OpenCode nothing that can make it install @opencode-ai/plugin, and writes no file', async () => {
+    // OpenCode 1.18 waits for `@opencode-ai/plugin` to be installed into every config directory
+    // (npm, into ~/.config/opencode: 80 s offline) whenever any plugin is configured. What could
+    // configure one, or add or move a config directory, must not be in what agentwrap passes.
+    const home = join(tmp, 'home');
+    const result = await plan('opencode', [], { HOME: home, OPENCODE_CONFIG_CONTENT: JSON.stringify({ theme: 'x', plugin: ['their-plugin'] }) });
+
+    expect(result.installed).toBe(true);
+    const configKeys = ['OPENCODE_CONFIG_CONTENT', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'OPENCODE_TUI_CONFIG', 'XDG_CONFIG_HOME', 'HOME'];
+    expect(Object.keys(result.env).filter((key) => configKeys.includes(key))).toEqual([]);
+    expect(Object.keys(result.env)).toEqual(['OPENCODE_SERVER_PASSWORD']);
+    const handed = JSON.stringify({ args: result.args, env: result.env });
+    expect(handed).not.toMatch(/plugin|file:\/\/|\.opencode/);
+    expect(handed).not.toContain(home);
+    expect(result.args.filter((arg) => arg.startsWith('--') && !['--port', '--hostname'].includes(arg))).toEqual([]);
+    expect(filesUnder(tmp)).toEqual([]);
   });
 
-  it('merges with the user\'s own OPENCODE_CONFIG_CONTENT, keeping their plugins first', () => {
-    const result = plan('opencode', [], { OPENCODE_CONFIG_CONTENT: JSON.stringify({ theme: 'x', plugin: ['their-plugin'] }) });
+  it("starts the TUI's server on a free loopback port, behind a password made for this run", async () => {
+    const first = await plan('opencode', ['--model', 'mock/m', 'my-project']);
+    const second = await plan('opencode', []);
 
-    const config = JSON.parse(result.env['OPENCODE_CONFIG_CONTENT'] ?? '{}') as { theme: string; plugin: string[] };
-    expect(config.theme).toBe('x');
-    expect(config.plugin[0]).toBe('their-plugin');
-    expect(config.plugin[1]).toMatch(/^file:\/\/.*agentwrap-reporter\.js$/);
+    expect(first.args.slice(0, 4)).toEqual(['--port', expect.stringMatching(/^\d+$/), '--hostname', '127.0.0.1']);
+    expect(first.args.slice(4)).toEqual(['--model', 'mock/m', 'my-project']);
+    const port = Number(first.args[1]);
+    expect(port).toBeGreaterThanOrEqual(1024);
+    expect(port).toBeLessThan(65536);
+    const password = first.env['OPENCODE_SERVER_PASSWORD'] ?? '';
+    expect(password.length).toBeGreaterThanOrEqual(24);
+    expect(second.env['OPENCODE_SERVER_PASSWORD']).not.toBe(password);
+    expect(first.events).toEqual(expect.arrayContaining(['permission.asked', 'session.status', 'session.idle', 'server.heartbeat']));
+  });
+
+  it("keeps a password of the user's (and says nothing to OpenCode it did not already have)", async () => {
+    const result = await plan('opencode', [], { OPENCODE_SERVER_PASSWORD: 'theirs' });
+
+    expect(result.installed).toBe(true);
+    expect(result.env).toEqual({});
+  });
+
+  it('adds nothing to subcommands, nor when the user chose the server or the minimal interface', async () => {
+    for (const args of [['run', 'hi'], ['serve'], ['--log-level', 'DEBUG', 'models'], ['--port', '4096'], ['--hostname=0.0.0.0'], ['--mini']]) {
+      const result = await plan('opencode', args);
+      expect(result.installed, args.join(' ')).toBe(false);
+      expect(result.args).toEqual(args);
+      expect(result.env).toEqual({});
+    }
+    expect((await plan('opencode', ['--port', '4096'])).note).toMatch(/--port is yours/);
+    // Bun would send the TUI's own requests to 127.0.0.1 through the proxy.
+    const proxied = await plan('opencode', [], { HTTP_PROXY: 'http://proxy:3128', NO_PROXY: 'localhost,127.0.0.0/8' });
+    expect(proxied.installed).toBe(false);
+    expect(proxied.note).toMatch(/HTTP_PROXY/);
+    expect((await plan('opencode', [], { http_proxy: 'http://proxy:3128', no_proxy: 'localhost, 127.0.0.1' })).installed).toBe(true);
+    // A value that happens to be a subcommand's name is still a value.
+    expect((await plan('opencode', ['--agent', 'run'])).installed).toBe(true);
   });
 });
 
 describe('other agents', () => {
-  it('get nothing (screens and /proc only)', () => {
-    expect(plan('gemini', []).installed).toBe(false);
-    expect(plan('/usr/local/bin/amp', []).installed).toBe(false);
+  it('get nothing (screens and /proc only)', async () => {
+    expect((await plan('gemini', [])).installed).toBe(false);
+    expect((await plan('/usr/local/bin/amp', [])).installed).toBe(false);
   });
 
-  it('shellQuote leaves plain words alone and single-quotes the rest', () => {
+  it('shellQuote leaves plain words alone and single-quotes the rest', async () => {
     expect(shellQuote('report')).toBe('report');
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
   });

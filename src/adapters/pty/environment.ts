@@ -3,10 +3,10 @@ import { realpathSync } from 'node:fs';
 
 /**
  * Variables besides AGENTWRAP_* that agentwrap may set for one run: the per-launch reporter
- * hooks (app/hooks.ts) pass OpenCode its plugin through OPENCODE_CONFIG_CONTENT, merged with the
- * user's own value, since OpenCode has no command-line flag for it.
+ * hooks (app/hooks.ts) guard OpenCode's event-stream server with a password made for the run,
+ * and OpenCode reads it only from OPENCODE_SERVER_PASSWORD (never set when the user has one).
  */
-export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_CONFIG_CONTENT'];
+export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_SERVER_PASSWORD'];
 
 /**
  * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables

@@ -1,0 +1,229 @@
+/**
+ * OpenCode's reporter, from agentwrap's side: OpenCode's TUI runs its own HTTP server when it
+ * is given `--port`, and that server streams every bus event as server-sent events on
+ * `GET /event`. agentwrap follows that stream and hands the lifecycle events to its session as
+ * reports (the same `report` requests `agentwrap report` sends), so nothing is loaded into
+ * OpenCode. A plugin would be: OpenCode 1.18 holds its start-up until every config directory
+ * has `@opencode-ai/plugin` installed whenever any plugin is configured, which is a network
+ * install into the user's ~/.config/opencode (80 s without a network). See docs/reporter.md.
+ *
+ * Everything here is best effort: the stream not (yet) up, a refused login, a dropped
+ * connection, a session that does not answer — the agent never notices, and what went wrong is
+ * said once through `warn`.
+ */
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+
+/** The OpenCode bus events handed to gating (core/gating.ts knows what each means). */
+export const OPENCODE_LIFECYCLE_EVENTS: readonly string[] = [
+  'session.created',
+  'session.status',
+  'session.idle',
+  'session.error',
+  'permission.asked',
+  'permission.replied',
+  'question.asked',
+  'question.replied',
+  'question.rejected',
+];
+
+/**
+ * The stream's own events: sent on connect and every 10 s. Gating does not know them, so they
+ * only keep the source fresh, and `status explain` shows the stream is alive before any turn.
+ */
+export const OPENCODE_STREAM_EVENTS: readonly string[] = ['server.connected', 'server.heartbeat'];
+
+/** The reporter's source name in gating and `status explain`. */
+export const OPENCODE_EVENTS_SOURCE = 'opencode-events';
+
+/** Connection attempts while OpenCode boots (its server is up after its first screen). */
+export const CONNECT_RETRY_MS = 250;
+
+/** After this long without ever connecting, say so once (and keep trying, more slowly). */
+export const CONNECT_WARN_AFTER_MS = 180_000;
+
+const SLOW_RETRY_MS = 2_000;
+
+/** A line longer than this is not an OpenCode event; the connection is dropped and retried. */
+const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Splits server-sent-event text into the `data` of each complete event and the unfinished rest.
+ * Multi-line data is joined with newlines; comments and other fields are ignored. Pure.
+ */
+export function parseSse(text: string): { readonly data: readonly string[]; readonly rest: string } {
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const blocks = normalized.split('\n\n');
+  const rest = blocks.pop() ?? '';
+  const data: string[] = [];
+  for (const block of blocks) {
+    const lines = block.split('\n').filter((line) => line.startsWith('data:'));
+    if (lines.length > 0) data.push(lines.map((line) => line.slice(line.startsWith('data: ') ? 6 : 5)).join('\n'));
+  }
+  return { data, rest };
+}
+
+/**
+ * The report params for one streamed event, or undefined for an event agentwrap does not pass
+ * on (message streaming, file edits, …). Only the fields gating reads leave: the event type,
+ * the OpenCode session id and a status type. Pure.
+ */
+export function reportFor(data: string, seq: number, sentAtMs: number): Readonly<Record<string, unknown>> | undefined {
+  let event: unknown;
+  try {
+    event = JSON.parse(data) as unknown;
+  } catch {
+    // Not JSON: not an event of OpenCode's.
+    return undefined;
+  }
+  if (!isObject(event) || typeof event['type'] !== 'string') return undefined;
+  const type = event['type'];
+  if (!OPENCODE_LIFECYCLE_EVENTS.includes(type) && !OPENCODE_STREAM_EVENTS.includes(type)) return undefined;
+  const p = isObject(event['properties']) ? event['properties'] : {};
+  const info = isObject(p['info']) ? p['info'] : {};
+  const sessionID = typeof p['sessionID'] === 'string' ? p['sessionID'] : typeof info['id'] === 'string' ? info['id'] : undefined;
+  const status = isObject(p['status']) && typeof p['status']['type'] === 'string' ? { type: p['status']['type'] } : undefined;
+  const properties = { ...(sessionID === undefined ? {} : { sessionID }), ...(status === undefined ? {} : { status }) };
+  return { event: type, agent: 'opencode', source: OPENCODE_EVENTS_SOURCE, seq, sentAtMs, payload: { type, properties } };
+}
+
+/** The ephemeral port range, where the kernel picks ports for outgoing connections. */
+function ephemeralRange(): readonly [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && Number.isInteger(low) && Number.isInteger(high)) return [low, high];
+  } catch {
+    // Not Linux, or no /proc: assume Linux's default range.
+  }
+  return [32768, 60999];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const server = createServer();
+    server.once('error', () => resolvePromise(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolvePromise(true)));
+  });
+}
+
+/**
+ * A free loopback port for OpenCode's server, below the ephemeral range: no outgoing
+ * connection can take it between this check and OpenCode's bind seconds later, only a program
+ * that binds this very port. OpenCode does not fall back when its `--port` is taken.
+ */
+export async function pickLoopbackPort(random: () => number = Math.random): Promise<number> {
+  const [low] = ephemeralRange();
+  const top = Math.min(low, 65536);
+  const bottom = Math.min(20000, top - 1000);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = bottom + Math.floor(random() * (top - bottom));
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free loopback port for its event stream');
+}
+
+export interface FollowOptions {
+  /** OpenCode's server, e.g. http://127.0.0.1:23456. */
+  readonly url: string;
+  /** The `Authorization` header OpenCode's server expects (Basic …). */
+  readonly authorization: string;
+  /** Hands one report to the session; awaited, so reports arrive in order. */
+  readonly deliver: (params: Readonly<Record<string, unknown>>) => Promise<unknown>;
+  readonly warn: (message: string) => void;
+  /** Wall clock, ms (injected for tests). */
+  readonly nowMs?: () => number;
+}
+
+export interface Following {
+  /** Stops following (drops the connection, cancels retries). Idempotent. */
+  stop(): void;
+}
+
+/**
+ * Follows OpenCode's `/event` stream until stopped: connects as soon as the server is up,
+ * reconnects when it drops, and delivers the lifecycle events, numbered, in order.
+ */
+export function followOpenCodeEvents(options: FollowOptions): Following {
+  const now = options.nowMs ?? Date.now;
+  const startedAtMs = now();
+  let stopped = false;
+  let everConnected = false;
+  let warnedUnreachable = false;
+  let seq = 0;
+  let current: ClientRequest | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let delivering: Promise<unknown> = Promise.resolve();
+
+  const retry = (): void => {
+    if (stopped) return;
+    const waited = now() - startedAtMs;
+    if (!everConnected && waited >= CONNECT_WARN_AFTER_MS && !warnedUnreachable) {
+      warnedUnreachable = true;
+      options.warn(`opencode: no event stream at ${options.url}/event after ${Math.round(waited / 1000)} s; its state comes from the screen only`);
+    }
+    timer = setTimeout(connect, warnedUnreachable ? SLOW_RETRY_MS : CONNECT_RETRY_MS);
+    timer.unref();
+  };
+
+  const onResponse = (response: IncomingMessage, again: () => void): void => {
+    if (response.statusCode !== 200) {
+      response.resume();
+      if (response.statusCode === 401 || response.statusCode === 403) {
+        // A password of the user's that does not match ours cannot get better by retrying.
+        stopped = true;
+        options.warn(`opencode: its server refused agentwrap's event stream (HTTP ${response.statusCode}); its state comes from the screen only`);
+        return;
+      }
+      again();
+      return;
+    }
+    everConnected = true;
+    response.setEncoding('utf8');
+    let pending = '';
+    response.on('data', (chunk: string) => {
+      const parsed = parseSse(pending + chunk);
+      pending = parsed.rest;
+      if (pending.length > MAX_EVENT_BYTES) response.destroy();
+      for (const data of parsed.data) {
+        const params = reportFor(data, seq + 1, now());
+        if (params === undefined) continue;
+        seq += 1;
+        delivering = delivering.then(() => options.deliver(params)).catch(() => undefined);
+      }
+    });
+    response.on('error', again);
+    response.on('close', again);
+  };
+
+  const connect = (): void => {
+    if (stopped) return;
+    // Refused while OpenCode boots, closed when it exits: try again, once per connection
+    // (stop() ends the loop).
+    let retried = false;
+    const again = (): void => {
+      if (retried) return;
+      retried = true;
+      retry();
+    };
+    const req = httpRequest(`${options.url}/event`, { headers: { Authorization: options.authorization, Accept: 'text/event-stream' } }, (response) =>
+      onResponse(response, again),
+    );
+    current = req;
+    req.on('error', again);
+    req.end();
+  };
+
+  connect();
+  return {
+    stop: () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      current?.destroy();
+    },
+  };
+}
