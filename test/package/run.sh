@@ -91,12 +91,19 @@ node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"
 
 if command -v tmux >/dev/null; then
   step 'agentwrap doctor inside a tmux pane'
-  clean_env "$work/home" tmux -L "$tmux_socket" -f /dev/null new-session -d -x 160 -y 50 \
-    "cd '$work/home' && agentwrap doctor >'$work/doctor-tmux.txt' 2>&1; echo \$? >'$work/doctor-tmux.rc'"
-  for _ in $(seq 1 100); do [ -s "$work/doctor-tmux.rc" ] && break; sleep 0.1; done
-  cat "$work/doctor-tmux.txt"
+  # Its output goes to the pane's terminal, as a user sees it; read back with capture-pane.
+  clean_env "$work/home" tmux -L "$tmux_socket" -f /dev/null new-session -d -x 250 -y 50 \
+    "cd '$work/home' && agentwrap doctor; echo exit=\$?; sleep 60"
+  for _ in $(seq 1 150); do
+    tmux -L "$tmux_socket" capture-pane -p -J -t 0 >"$work/doctor-tmux.txt"
+    grep -q '^exit=' "$work/doctor-tmux.txt" && break
+    sleep 0.1
+  done
+  grep -v '^$' "$work/doctor-tmux.txt"
   expect_in "$work/doctor-tmux.txt" '^ok +tmux: inside tmux: socket .*, pane %[0-9]+' 'doctor names the tmux socket and pane'
-  [ "$(cat "$work/doctor-tmux.rc")" = 0 ] || fail 'doctor failed inside tmux'
+  expect_in "$work/doctor-tmux.txt" '^exit=0' 'doctor exits 0 inside tmux'
+  if grep -Eq '^(warn|fail) ' "$work/doctor-tmux.txt"; then fail 'doctor is not all ok inside tmux'; fi
+  tmux -L "$tmux_socket" kill-server
 fi
 
 step 'agentwrap doctor with a broken user pack'
