@@ -15,6 +15,8 @@ import { SCENARIOS } from './scenarios.mjs';
 import { buildLabels, labelsToJsonl } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
+import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
+import { attachAnswerer } from './answerer.mjs';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty');
@@ -73,13 +75,15 @@ export function snapshotAgentwrap() {
  */
 export function spawnRecorded({ mode, agentwrapMain = AGENTWRAP_MAIN, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
   const ptyEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}` };
+  // node-pty sets TERM from `name`: the personality's TERM must win.
+  const name = ptyEnv.TERM ?? 'xterm-256color';
   if (mode === 'agentwrap') {
     // --record-input: the driver types only scripted prompts and keys, and replay needs the
     // keystrokes to mark a session seen exactly as the live loop does.
-    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, '--record-input', agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, '--record-input', agentName, ...args], { name, cols, rows, cwd, env: ptyEnv });
     return { proc, mode, onData() {}, onResize() {}, close() {} };
   }
-  const proc = pty.spawn(agentBin, args, { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+  const proc = pty.spawn(agentBin, args, { name, cols, rows, cwd, env: ptyEnv });
   const writer = new TemporaryCastWriter(castPath, { cols, rows, startWall, env });
   return {
     proc,
@@ -197,23 +201,27 @@ function screenText(term) {
 
 /**
  * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
- * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log }
+ * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log,
+ *         personality } — `personality` (personalities.mjs, default 'silent') is the outer
+ * terminal: its environment and its answers to the CLI's terminal queries.
  */
 export async function runScenario(opts) {
   const { agent, scenario, cols, rows, bin, outDir, recorder, log = console.error } = opts;
   const profile = AGENTS[agent];
   const name = `${scenario}-${cols}x${rows}`;
-  const seedValue = hashSeed(`${agent}/${name}`);
+  const persona = lookupPersonality(opts.personality ?? DEFAULT_PERSONALITY);
+  // The default personality keeps the historic seed, so old recordings stay reproducible.
+  const seedValue = hashSeed(persona.name === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${persona.name}`);
   const rng = makeRng(seedValue);
   const sc = SCENARIOS[scenario].vary(rng);
   const firstRun = Boolean(SCENARIOS[scenario].firstRun);
   mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
-  const runDir = mkdtempSync(join(cacheRoot(), 'runs', `${agent}-${name}-`));
+  const runDir = mkdtempSync(join(cacheRoot(), 'runs', `${agent}-${name}-${persona.name}-`));
   const runLog = join(runDir, 'run.log');
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
-  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version });
+  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name });
   mkdirSync(outDir, { recursive: true });
   const castPath = join(outDir, `${name}.cast`);
   const partial = `${castPath}.partial`;
@@ -243,9 +251,17 @@ export async function runScenario(opts) {
   };
   mock.bus.on('event', onMockEvent);
 
+  // The outer terminal answers the CLI's queries as the personality's terminal would.
+  const answerCounts = {};
+  let answerer;
   const startWall = nowMs();
   const rec = spawnRecorded({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
+  answerer = attachAnswerer(term, persona.answers, (bytes) => {
+    const key = JSON.stringify(bytes.replace(/[0-9]+/g, 'N'));
+    answerCounts[key] = (answerCounts[key] ?? 0) + 1;
+    if (!exited) proc.write(bytes);
+  });
   mark('uncertain', startWall, { why: 'launch' });
   let exited = false;
   let exitInfo;
@@ -256,10 +272,11 @@ export async function runScenario(opts) {
     outputTimes.push(t);
     outputBytes += data.length;
     rec.onData(t, data);
+    answerer.feed(data);
     term.write(data);
   });
 
-  const write = (s, why) => { const t = devent('key', `${why} ${JSON.stringify(s)}`); proc.write(s); return t; };
+  const write = (s, why) => { const t = devent('key', `${why} ${JSON.stringify(s)}`); proc.write(answerer.encodeKey(s)); return t; };
   const typeText = async (text) => {
     for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
     devent('typed', JSON.stringify(text));
@@ -417,7 +434,7 @@ export async function runScenario(opts) {
   // Leave the CLI the way a user would; the exit itself is not scored.
   const exitAt = devent('exit');
   mark('uncertain', exitAt, { why: 'exit' });
-  for (const k of profile.keys.exit) { if (!exited) { proc.write(k); await sleep(400); } }
+  for (const k of profile.keys.exit) { if (!exited) { proc.write(answerer.encodeKey(k)); await sleep(400); } }
   await Promise.race([exitPromise, sleep(6000)]);
   if (!exited) { devent('kill'); proc.kill('SIGKILL'); await Promise.race([exitPromise, sleep(2000)]); }
   rec.close();
@@ -445,6 +462,9 @@ export async function runScenario(opts) {
     resized_to: resizedTo ?? null,
     date: new Date(startWall).toISOString(),
     recorder: rec.mode,
+    personality: persona.name,
+    terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
+    terminal_answers: answerCounts,
     netns: Boolean(opts.netns),
     seed: seedValue,
     ok: !error,
