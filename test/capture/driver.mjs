@@ -5,6 +5,7 @@
 // driver's own keystrokes; the screen is mirrored into a headless terminal only for the run's
 // screens.txt (a debugging aid and the source of the report's screen excerpts), never for labels.
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, readlinkSync, appendFileSync, rmSync, renameSync, cpSync, symlinkSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,6 +192,40 @@ async function waitCpuQuiet(runDir, { windowMs = 600, maxTicks = 3, capMs = 25_0
   }
 }
 
+/**
+ * Starts a throwaway tmux server (its own socket, no config) for a personality whose TMUX must
+ * name a live server; returns the TMUX/TMUX_PANE values for it and a stop().
+ */
+function startTmuxServer(label, cols, rows, log) {
+  const socket = `agentwrap-lab-${process.pid}-${label}`;
+  const tmux = (...args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' } });
+  const started = tmux('new-session', '-d', '-s', 'lab', '-x', String(cols), '-y', String(rows));
+  if (started.status !== 0) throw new Error(`tmux new-session: ${started.stderr}`);
+  const where = tmux('display-message', '-p', '-t', 'lab', '#{socket_path},#{pid},#{session_id}\t#{pane_id}').stdout.trim();
+  const [tmuxVar = '', pane = ''] = where.split('\t');
+  log(`[driver] tmux server ${socket}: TMUX=${tmuxVar} TMUX_PANE=${pane}`);
+  return { env: { TMUX: tmuxVar.replace(',$', ','), TMUX_PANE: pane }, stop: () => { tmux('kill-server'); } };
+}
+
+/**
+ * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
+ * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
+ * when none is found (a recorder without --record-input).
+ */
+export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
+  const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
+  const offsets = [];
+  for (const key of keyWrites) {
+    const at = (key.t - castStartWall) / 1000;
+    let best;
+    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
+    if (best !== undefined) offsets.push((best - at) * 1000);
+  }
+  if (offsets.length === 0) return undefined;
+  offsets.sort((x, y) => x - y);
+  return offsets[Math.floor(offsets.length / 2)];
+}
+
 function screenText(term) {
   const b = term.buffer.active;
   const lines = [];
@@ -222,6 +257,8 @@ export async function runScenario(opts) {
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
   const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name });
+  const tmuxServer = persona.tmuxServer ? startTmuxServer(`${agent}-${name}`, cols, rows, rlog) : undefined;
+  if (tmuxServer) Object.assign(seeded.env, tmuxServer.env);
   mkdirSync(outDir, { recursive: true });
   const castPath = join(outDir, `${name}.cast`);
   const partial = `${castPath}.partial`;
@@ -276,7 +313,14 @@ export async function runScenario(opts) {
     term.write(data);
   });
 
-  const write = (s, why) => { const t = devent('key', `${why} ${JSON.stringify(s)}`); proc.write(answerer.encodeKey(s)); return t; };
+  const keyWrites = [];
+  const write = (s, why) => {
+    const t = devent('key', `${why} ${JSON.stringify(s)}`);
+    const bytes = answerer.encodeKey(s);
+    keyWrites.push({ t, bytes });
+    proc.write(bytes);
+    return t;
+  };
   const typeText = async (text) => {
     for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
     devent('typed', JSON.stringify(text));
@@ -440,6 +484,7 @@ export async function runScenario(opts) {
   rec.close();
   mock.bus.off('event', onMockEvent);
   await mock.close();
+  tmuxServer?.stop();
   killLeftovers(runDir, rlog);
 
   // Align labels to the cast's clock via the first output event (agentwrap starts the cast a
@@ -448,6 +493,13 @@ export async function runScenario(opts) {
   const castText = existsSync(partial) ? readFileSync(partial, 'utf8') : '';
   const firstO = castText.split('\n').slice(1).find((l) => l.includes('"o"'));
   if (firstO && firstOutputWall) castStartWall = firstOutputWall - JSON.parse(firstO)[0] * 1000;
+  // Then correct it by the keys: agentwrap records each key the driver wrote as an `i` event, on
+  // the cast's own clock. Aligned by output alone, marks came out ~40 ms late against them (the
+  // relay's delivery delay), enough to turn a CLI's redraw right after Esc into a "spurious"
+  // transition. The median offset over the driver's keys (matched by bytes, nearest in time)
+  // puts each mark where agentwrap saw the key.
+  const clockOffsetMs = keyClockOffsetMs(castText, keyWrites, castStartWall);
+  if (clockOffsetMs !== undefined) castStartWall -= clockOffsetMs;
   const labels = buildLabels(marks, outputTimes, castStartWall);
   const base = join(outDir, name);
   const rel = (t) => Number(((t - castStartWall) / 1000).toFixed(3));
@@ -463,6 +515,7 @@ export async function runScenario(opts) {
     date: new Date(startWall).toISOString(),
     recorder: rec.mode,
     personality: persona.name,
+    clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
     terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
     terminal_answers: answerCounts,
     netns: Boolean(opts.netns),

@@ -8,7 +8,8 @@
 // bytes from the outer terminal's real state (cursor, size, modes, kitty keyboard flags).
 //
 // Where each answer comes from:
-// - tmux: measured, tmux 3.3a (`tmux -L lab -f /dev/null`, queries sent from a pane, replies
+// - tmux: TMUX/TMUX_PANE name a live throwaway server the driver starts (`tmux -L
+//   agentwrap-lab-…`, removed after the run); the values above are placeholders. Measured, tmux 3.3a (`tmux -L lab -f /dev/null`, queries sent from a pane, replies
 //   read raw, detached and with a client attached): DA1 `?1;2c`, DA2 `>84;0;0c`, XTVERSION
 //   `tmux 3.3a`, CPR, DSR 5, and `CSI 18 t` answered as `8;<cols>;<rows>t` (3.3a swaps width
 //   and height). Nothing else: no OSC 4/10/11/12, no DECRQM, no kitty keyboard or graphics,
@@ -62,7 +63,11 @@ export const PERSONALITIES = {
   },
   tmux: {
     about: 'a pane of tmux 3.3a (default-terminal tmux-256color), server started without COLORTERM',
-    env: { TERM: 'tmux-256color', COLORTERM: null, TERM_PROGRAM: 'tmux', TERM_PROGRAM_VERSION: '3.3a', TMUX: '/tmp/tmux-1000/default,4242,0', TMUX_PANE: '%0' },
+    env: { TERM: 'tmux-256color', COLORTERM: null, TERM_PROGRAM: 'tmux', TERM_PROGRAM_VERSION: '3.3a', TMUX: '/tmp/tmux-0/default,4242,0', TMUX_PANE: '%0' },
+    // Claude Code talks to the server named by TMUX (display-message, show -gv focus-events,
+    // set terminal-features), so the driver starts a throwaway server and points TMUX/TMUX_PANE
+    // at it: a CLI must find a live server there, as in a real pane.
+    tmuxServer: true,
     answers: {
       da1: '\x1b[?1;2c',
       da2: '\x1b[>84;0;0c',
