@@ -45,7 +45,7 @@ export const AGENTS = {
     // the network namespace); typing before the first full paint is lost.
     readyBytes: 4000,
     // …and it keeps booting behind its first paint (see driver.mjs waitCpuQuiet).
-    readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 25_000 },
+    readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 60_000 },
     // Settling windows (labels.mjs) sized from what it was measured to draw, by output bytes:
     // after Enter it clears its input, paints a blank frame and draws the session view with its
     // busy row 0.5–0.85 s later; it handles a streamed tool call before it asks, and its

@@ -352,6 +352,10 @@ export async function runScenario(opts) {
       // processes stop burning CPU, so a turn starts when the prompt is submitted.
       const cpu = await waitCpuQuiet(runDir, { ...profile.readyCpuQuiet, isExited: () => exited, log: rlog });
       devent('cpu-quiet', `${cpu.capped ? 'capped' : 'quiet'} after ${cpu.waitedMs.toFixed(0)} ms`);
+      // A CLI still booting when the prompt is typed sits on it for seconds with nothing drawn
+      // (seen on a loaded machine: 9 s from Enter to the first busy row), so labels from then on
+      // would be wrong. Such a run fails instead of entering the corpus.
+      if (cpu.capped) throw new Error(`still burning CPU after ${cpu.waitedMs.toFixed(0)} ms: never finished booting (machine too loaded to label this run)`);
       // Output may have moved meanwhile; the idle label starts once both hold.
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
     }
