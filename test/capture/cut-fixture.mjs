@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node test/capture/cut-fixture.mjs RECORDING.cast SECONDS SLUG
+// node test/capture/cut-fixture.mjs RECORDING.cast SECONDS SLUG [--no-title]
 //
 // Cuts a pack fixture from a labeled recording: the screen at SECONDS (agentwrap replay
 // --capture-at, the built dist/), named and headed by the state the recording's LABELS give at
@@ -7,6 +7,7 @@
 // Refuses a second labeled `uncertain`. Writes fixtures/<agent>/<state>_<slug>_<where>.txt,
 // where <where> is `<personality>-<scenario>-<size>` (or `<scenario>-<size>` under the default
 // personality), with provenance lines naming the recording, the second and the label.
+// --no-title leaves the OSC title out (and says so), so the screen rules alone decide.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,8 @@ export function labelAt(labels, t) {
   return current;
 }
 
-function main([castPath, secondsArg, slug]) {
+function main([castPath, secondsArg, slug, flag]) {
+  const noTitle = flag === '--no-title';
   if (!castPath || !secondsArg || !slug) throw new Error('usage: cut-fixture.mjs RECORDING.cast SECONDS SLUG');
   const seconds = Number(secondsArg);
   const base = castPath.replace(/\.cast$/, '');
@@ -37,7 +39,7 @@ function main([castPath, secondsArg, slug]) {
     const screenFile = readdirSync(out).find((f) => f.endsWith('.txt'));
     if (!screenFile) throw new Error(`agentwrap replay wrote no screen into ${out}`);
     const lines = readFileSync(join(out, screenFile), 'utf8').split('\n');
-    const body = lines.filter((l) => !l.startsWith('# provenance:'));
+    const body = lines.filter((l) => !l.startsWith('# provenance:') && !(noTitle && l.startsWith('# title:')));
     const personality = meta.personality ?? DEFAULT_PERSONALITY;
     const where = `${personality === DEFAULT_PERSONALITY ? '' : `${personality}-`}${basename(base)}`;
     const rel = relative(REPO, castPath);
@@ -46,6 +48,7 @@ function main([castPath, secondsArg, slug]) {
     const header = [
       `# provenance: ${rel} at ${seconds}s (agentwrap replay --capture-at); expected state from its labels: ${state} from ${label.t}s to ${until}`,
       `# provenance: ${meta.package} ${meta.reported_version ?? meta.version} against the capture lab's mock model, terminal personality ${personality}, recorded ${String(meta.date).slice(0, 10)}`,
+      ...(noTitle ? ['# provenance: the OSC title of that moment is left out, so the screen rules alone decide'] : []),
     ];
     const target = join(REPO, 'fixtures', meta.agent, `${state}_${slug}_${where}.txt`);
     if (existsSync(target)) throw new Error(`${target} exists`);
