@@ -232,7 +232,7 @@ export async function runScenario(opts) {
   const sc = SCENARIOS[scenario].vary(rng);
   const firstRun = Boolean(SCENARIOS[scenario].firstRun);
   mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
-  const runDir = mkdtempSync(join(cacheRoot(), 'runs', `${agent}-${name}-${persona.name}-`));
+  const runDir = mkdtempSync(join(cacheRoot(), 'runs', persona.name === DEFAULT_PERSONALITY ? `${agent}-${name}-` : `${agent}-${name}-${persona.name}-`));
   const runLog = join(runDir, 'run.log');
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
