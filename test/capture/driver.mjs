@@ -5,6 +5,7 @@
 // driver's own keystrokes; the screen is mirrored into a headless terminal only for the run's
 // screens.txt (a debugging aid and the source of the report's screen excerpts), never for labels.
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, readlinkSync, appendFileSync, rmSync, renameSync, cpSync, symlinkSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +13,11 @@ import { startMock, nowMs } from './mock.mjs';
 import { seed } from './seed.mjs';
 import { AGENTS } from './agents.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { buildLabels, labelsToJsonl } from './labels.mjs';
+import { buildLabels, labelsToJsonl, keyClockOffsetMs } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
+import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
+import { attachAnswerer } from './answerer.mjs';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty');
@@ -73,13 +76,15 @@ export function snapshotAgentwrap() {
  */
 export function spawnRecorded({ mode, agentwrapMain = AGENTWRAP_MAIN, agentName, agentBin, args, env, cwd, cols, rows, castPath, startWall }) {
   const ptyEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}` };
+  // node-pty sets TERM from `name`: the personality's TERM must win.
+  const name = ptyEnv.TERM ?? 'xterm-256color';
   if (mode === 'agentwrap') {
     // --record-input: the driver types only scripted prompts and keys, and replay needs the
     // keystrokes to mark a session seen exactly as the live loop does.
-    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, '--record-input', agentName, ...args], { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+    const proc = pty.spawn(process.execPath, [agentwrapMain, '--record', castPath, '--record-input', agentName, ...args], { name, cols, rows, cwd, env: ptyEnv });
     return { proc, mode, onData() {}, onResize() {}, close() {} };
   }
-  const proc = pty.spawn(agentBin, args, { name: 'xterm-256color', cols, rows, cwd, env: ptyEnv });
+  const proc = pty.spawn(agentBin, args, { name, cols, rows, cwd, env: ptyEnv });
   const writer = new TemporaryCastWriter(castPath, { cols, rows, startWall, env });
   return {
     proc,
@@ -187,6 +192,21 @@ async function waitCpuQuiet(runDir, { windowMs = 600, maxTicks = 3, capMs = 25_0
   }
 }
 
+/**
+ * Starts a throwaway tmux server (its own socket, no config) for a personality whose TMUX must
+ * name a live server; returns the TMUX/TMUX_PANE values for it and a stop().
+ */
+function startTmuxServer(label, cols, rows, log) {
+  const socket = `agentwrap-lab-${process.pid}-${label}`;
+  const tmux = (...args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' } });
+  const started = tmux('new-session', '-d', '-s', 'lab', '-x', String(cols), '-y', String(rows));
+  if (started.status !== 0) throw new Error(`tmux new-session: ${started.stderr}`);
+  const where = tmux('display-message', '-p', '-t', 'lab', '#{socket_path},#{pid},#{session_id}\t#{pane_id}').stdout.trim();
+  const [tmuxVar = '', pane = ''] = where.split('\t');
+  log(`[driver] tmux server ${socket}: TMUX=${tmuxVar} TMUX_PANE=${pane}`);
+  return { env: { TMUX: tmuxVar.replace(',$', ','), TMUX_PANE: pane }, stop: () => { tmux('kill-server'); } };
+}
+
 function screenText(term) {
   const b = term.buffer.active;
   const lines = [];
@@ -197,23 +217,29 @@ function screenText(term) {
 
 /**
  * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
- * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log }
+ * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log,
+ *         personality } — `personality` (personalities.mjs, default 'silent') is the outer
+ * terminal: its environment and its answers to the CLI's terminal queries.
  */
 export async function runScenario(opts) {
   const { agent, scenario, cols, rows, bin, outDir, recorder, log = console.error } = opts;
   const profile = AGENTS[agent];
   const name = `${scenario}-${cols}x${rows}`;
-  const seedValue = hashSeed(`${agent}/${name}`);
+  const persona = lookupPersonality(opts.personality ?? DEFAULT_PERSONALITY);
+  // The default personality keeps the historic seed, so old recordings stay reproducible.
+  const seedValue = hashSeed(persona.name === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${persona.name}`);
   const rng = makeRng(seedValue);
   const sc = SCENARIOS[scenario].vary(rng);
   const firstRun = Boolean(SCENARIOS[scenario].firstRun);
   mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
-  const runDir = mkdtempSync(join(cacheRoot(), 'runs', `${agent}-${name}-`));
+  const runDir = mkdtempSync(join(cacheRoot(), 'runs', persona.name === DEFAULT_PERSONALITY ? `${agent}-${name}-` : `${agent}-${name}-${persona.name}-`));
   const runLog = join(runDir, 'run.log');
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
-  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version });
+  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name });
+  const tmuxServer = persona.tmuxServer ? startTmuxServer(`${agent}-${name}`, cols, rows, rlog) : undefined;
+  if (tmuxServer) Object.assign(seeded.env, tmuxServer.env);
   mkdirSync(outDir, { recursive: true });
   const castPath = join(outDir, `${name}.cast`);
   const partial = `${castPath}.partial`;
@@ -243,11 +269,19 @@ export async function runScenario(opts) {
   };
   mock.bus.on('event', onMockEvent);
 
+  // The outer terminal answers the CLI's queries as the personality's terminal would.
+  const answerCounts = {};
+  let answerer;
   const startWall = nowMs();
   // opts.spawn (same arguments, same return shape as spawnRecorded) lets another harness run
   // the session elsewhere, e.g. the e2e run's real tmux pane (test/e2e/tmux-pane.mjs).
   const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
+  answerer = attachAnswerer(term, persona.answers, (bytes) => {
+    const key = JSON.stringify(bytes.replace(/[0-9]+/g, 'N'));
+    answerCounts[key] = (answerCounts[key] ?? 0) + 1;
+    if (!exited) proc.write(bytes);
+  });
   mark('uncertain', startWall, { why: 'launch' });
   let exited = false;
   let exitInfo;
@@ -258,10 +292,18 @@ export async function runScenario(opts) {
     outputTimes.push(t);
     outputBytes += data.length;
     rec.onData(t, data);
+    answerer.feed(data);
     term.write(data);
   });
 
-  const write = (s, why) => { const t = devent('key', `${why} ${JSON.stringify(s)}`); proc.write(s); return t; };
+  const keyWrites = [];
+  const write = (s, why) => {
+    const t = devent('key', `${why} ${JSON.stringify(s)}`);
+    const bytes = answerer.encodeKey(s);
+    keyWrites.push({ t, bytes });
+    proc.write(bytes);
+    return t;
+  };
   const typeText = async (text) => {
     for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
     devent('typed', JSON.stringify(text));
@@ -312,6 +354,10 @@ export async function runScenario(opts) {
       // processes stop burning CPU, so a turn starts when the prompt is submitted.
       const cpu = await waitCpuQuiet(runDir, { ...profile.readyCpuQuiet, isExited: () => exited, log: rlog });
       devent('cpu-quiet', `${cpu.capped ? 'capped' : 'quiet'} after ${cpu.waitedMs.toFixed(0)} ms`);
+      // A CLI still booting when the prompt is typed sits on it for seconds with nothing drawn
+      // (seen on a loaded machine: 9 s from Enter to the first busy row), so labels from then on
+      // would be wrong. Such a run fails instead of entering the corpus.
+      if (cpu.capped) throw new Error(`still burning CPU after ${cpu.waitedMs.toFixed(0)} ms: never finished booting (machine too loaded to label this run)`);
       // Output may have moved meanwhile; the idle label starts once both hold.
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
     }
@@ -419,12 +465,13 @@ export async function runScenario(opts) {
   // Leave the CLI the way a user would; the exit itself is not scored.
   const exitAt = devent('exit');
   mark('uncertain', exitAt, { why: 'exit' });
-  for (const k of profile.keys.exit) { if (!exited) { proc.write(k); await sleep(400); } }
+  for (const k of profile.keys.exit) { if (!exited) { proc.write(answerer.encodeKey(k)); await sleep(400); } }
   await Promise.race([exitPromise, sleep(6000)]);
   if (!exited) { devent('kill'); proc.kill('SIGKILL'); await Promise.race([exitPromise, sleep(2000)]); }
   rec.close();
   mock.bus.off('event', onMockEvent);
   await mock.close();
+  tmuxServer?.stop();
   killLeftovers(runDir, rlog);
 
   // Align labels to the cast's clock via the first output event (agentwrap starts the cast a
@@ -433,6 +480,13 @@ export async function runScenario(opts) {
   const castText = existsSync(partial) ? readFileSync(partial, 'utf8') : '';
   const firstO = castText.split('\n').slice(1).find((l) => l.includes('"o"'));
   if (firstO && firstOutputWall) castStartWall = firstOutputWall - JSON.parse(firstO)[0] * 1000;
+  // Then correct it by the keys: agentwrap records each key the driver wrote as an `i` event, on
+  // the cast's own clock. Aligned by output alone, marks came out ~40 ms late against them (the
+  // relay's delivery delay), enough to turn a CLI's redraw right after Esc into a "spurious"
+  // transition. The median offset over the driver's keys (matched by bytes, nearest in time)
+  // puts each mark where agentwrap saw the key.
+  const clockOffsetMs = keyClockOffsetMs(castText, keyWrites, castStartWall);
+  if (clockOffsetMs !== undefined) castStartWall -= clockOffsetMs;
   const labels = buildLabels(marks, outputTimes, castStartWall);
   const base = join(outDir, name);
   const rel = (t) => Number(((t - castStartWall) / 1000).toFixed(3));
@@ -447,6 +501,10 @@ export async function runScenario(opts) {
     resized_to: resizedTo ?? null,
     date: new Date(startWall).toISOString(),
     recorder: rec.mode,
+    personality: persona.name,
+    clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
+    terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
+    terminal_answers: answerCounts,
     netns: Boolean(opts.netns),
     seed: seedValue,
     ok: !error,

@@ -62,3 +62,22 @@ export function buildLabels(marks, outputTimes, castStartWall) {
 export function labelsToJsonl(labels) {
   return labels.map((l) => JSON.stringify({ t: Number(l.t.toFixed(3)), state: l.state })).join('\n') + '\n';
 }
+
+/**
+ * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
+ * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
+ * when none is found (a recorder without --record-input).
+ */
+export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
+  const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
+  const offsets = [];
+  for (const key of keyWrites) {
+    const at = (key.t - castStartWall) / 1000;
+    let best;
+    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
+    if (best !== undefined) offsets.push((best - at) * 1000);
+  }
+  if (offsets.length === 0) return undefined;
+  offsets.sort((x, y) => x - y);
+  return offsets[Math.floor(offsets.length / 2)];
+}

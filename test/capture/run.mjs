@@ -1,29 +1,33 @@
 #!/usr/bin/env node
 // npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
-//                    [--latest] [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--no-eval]
+//                    [--personality tmux[,kitty…]] [--latest] [--recorder auto|agentwrap|direct]
+//                    [--no-netns] [--out DIR] [--no-eval]
 //
 // Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
 // inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
 // the mock server runs in this same process, hence in the same namespace), and records every
-// scenario × size into recordings/<agent>/. Prints one line per recording, then the eval table
+// scenario × size into recordings/<agent>/ (recordings/<agent>/<personality>/ under a
+// personality other than the default 'silent', see personalities.mjs). Prints one line per recording, then the eval table
 // (`agentwrap eval recordings/<agent>`) of every agent it recorded, so a UI change in a new CLI
 // version shows up as a failing number.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
 import { SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
+import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { ensureInstalled } from './install.mjs';
 import { rmSync, existsSync } from 'node:fs';
 import { runScenario, agentwrapRecordWorks, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from './driver.mjs';
 
 function parseArgs(argv) {
-  const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false, eval: true };
+  const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false, eval: true, personalities: [DEFAULT_PERSONALITY] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
     if (a === '--agent') o.agents = val().split(',');
     else if (a === '--scenario') o.scenarios = val().split(',');
     else if (a === '--size') o.sizes = val().split(',').map((s) => s.split('x').map(Number));
+    else if (a === '--personality') o.personalities = val().split(',');
     else if (a === '--latest') o.latest = true;
     else if (a === '--recorder') o.recorder = val();
     else if (a === '--no-netns') o.netns = false;
@@ -34,6 +38,7 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${a}`);
   }
   for (const a of o.agents) if (!AGENTS[a]) throw new Error(`unknown agent ${a} (known: ${AGENT_NAMES.join(', ')})`);
+  for (const p of o.personalities) if (!PERSONALITY_NAMES.includes(p)) throw new Error(`unknown personality ${p} (known: ${PERSONALITY_NAMES.join(', ')})`);
   for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
   return o;
 }
@@ -41,7 +46,9 @@ function parseArgs(argv) {
 function readUsage() {
   return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
                           [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only] [--no-eval]
+                          [--personality P,Q]
 agents: ${AGENT_NAMES.join(', ')}
+personalities: ${PERSONALITY_NAMES.join(', ')} (default ${DEFAULT_PERSONALITY})
 scenarios: ${SCENARIO_NAMES.join(', ')}`;
 }
 
@@ -93,18 +100,19 @@ async function main() {
   const recorded = [];
   for (const agent of o.agents) {
     const inst = installed[agent];
-    for (const scenario of o.scenarios) {
+    for (const personality of o.personalities) for (const scenario of o.scenarios) {
       if (scenario === 'startup' && AGENTS[agent].startup.length === 0) {
         console.log(`skip ${agent} startup: no first-run dialogs to record`);
         continue;
       }
       for (const [cols, rows] of o.sizes) {
         const t0 = Date.now();
-        const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: join(o.out, agent), recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
+        const outDir = personality === DEFAULT_PERSONALITY ? join(o.out, agent) : join(o.out, agent, personality);
+        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok && !recorded.includes(agent)) recorded.push(agent);
-        if (r.ok) console.log(`ok   ${agent} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
-        else { failures++; console.log(`FAIL ${agent} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
+        if (r.ok) console.log(`ok   ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
+        else { failures++; console.log(`FAIL ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
       }
     }
   }

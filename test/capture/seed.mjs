@@ -1,7 +1,8 @@
 // Per-CLI throwaway HOME and config seeding. Each run gets a fresh directory:
 //   <runDir>/home      HOME (and XDG dirs) for the CLI
 //   <runDir>/work      the project folder the CLI starts in (a few small files)
-// seed(agent, {runDir, baseUrl, firstRun}) writes the config and returns { env, args, cwd }.
+// seed(agent, {runDir, baseUrl, firstRun, personality}) writes the config and returns
+// { env, args, cwd }; `personality` (personalities.mjs, default 'silent') sets the terminal's variables.
 // `firstRun` leaves the first-run dialogs (trust this folder, use this API key…) in place, so a
 // startup scenario can record them; onboarding itself stays done where the CLI would otherwise
 // need the vendor's servers.
@@ -9,6 +10,7 @@ import { mkdirSync, writeFileSync, cpSync, existsSync } from 'node:fs';
 import { configTemplateDir } from './install.mjs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { applyPersonalityEnv } from './personalities.mjs';
 
 const DUMMY_KEY = 'sk-ant-api03-capture-lab-dummy-key-0000000000000000000000000000AA';
 
@@ -17,9 +19,10 @@ function write(path, text) {
   writeFileSync(path, text);
 }
 
-function baseEnv(home) {
-  // Only what a terminal user would have; nothing of the lab's own environment leaks in.
-  return {
+function baseEnv(home, personality) {
+  // Only what a terminal user would have; nothing of the lab's own environment leaks in. The
+  // terminal's own variables (TERM, COLORTERM, TMUX…) come from the personality.
+  return applyPersonalityEnv({
     HOME: home,
     USER: 'capture',
     LOGNAME: 'capture',
@@ -34,7 +37,7 @@ function baseEnv(home) {
     XDG_STATE_HOME: join(home, '.local', 'state'),
     XDG_CACHE_HOME: join(home, '.cache'),
     TMPDIR: join(home, 'tmp'),
-  };
+  }, personality);
 }
 
 function seedWork(work) {
@@ -47,12 +50,12 @@ function seedWork(work) {
   if (r.status !== 0) throw new Error(`git init ${work}: ${r.stderr}`);
 }
 
-export function seed(agent, { runDir, baseUrl, firstRun = false, version }) {
+export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality }) {
   const home = join(runDir, 'home');
   const cwd = join(runDir, 'work');
   mkdirSync(join(home, 'tmp'), { recursive: true });
   seedWork(cwd);
-  const env = baseEnv(home);
+  const env = baseEnv(home, personality);
   const args = [];
   switch (agent) {
     case 'claude': {

@@ -1,0 +1,5 @@
+// Types for the capture lab's seeding (seed.mjs), so its offline tests typecheck.
+export function seed(
+  agent: string,
+  opts: { runDir: string; baseUrl: string; firstRun?: boolean; version?: string; personality?: string },
+): { env: Record<string, string>; args: string[]; cwd: string; home: string };
