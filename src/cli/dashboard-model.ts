@@ -1,7 +1,7 @@
 /**
  * The live dashboard's state and what each key does to it (`agentwrap status --watch` on a
- * terminal). Pure: the rows come in, the terminal I/O (status-dashboard.ts) carries out the
- * actions that leave the dashboard (jump, ack, quit).
+ * terminal). Pure: the rows come in, dashboard-actions.ts carries out the actions that
+ * leave the dashboard (jump, ack, quit).
  */
 import type { TmuxPane } from '../core/session-record.js';
 import { ROLLUP_ORDER, type AgentState } from '../core/types.js';
