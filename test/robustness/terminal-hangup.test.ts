@@ -10,7 +10,7 @@
  * exit status in files, since the terminal they would have gone to is gone.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, isAlive, shellQuote, sleep, stateRoots, waitUntil } from './harness.js';
@@ -33,7 +33,11 @@ const SLEEP_FOREVER = 'while :; do sleep 1 & wait $!; done';
 
 let sockets: string[] = [];
 afterEach(() => {
-  for (const socket of sockets) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  for (const socket of sockets) {
+    spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+    // A killed server leaves its socket file behind.
+    rmSync(join(process.env['TMUX_TMPDIR'] ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
+  }
   sockets = [];
 });
 
