@@ -35,6 +35,20 @@ export function judgeCell(cell) {
   };
 }
 
+const ALL_AGENTS = ['claude', 'codex', 'opencode', 'gemini'];
+const ALL_HABITATS = ['tmux', 'tmux-truecolor'];
+
+/** The cells of a full run that have no stored result. */
+export function missingCells(cells) {
+  const have = new Set(cells.map((c) => `${c.agent} ${c.habitat} hooks ${c.hooks}`));
+  const missing = [];
+  for (const agent of ALL_AGENTS) for (const habitat of ALL_HABITATS) for (const hooks of ['on', 'off']) {
+    const name = `${agent} ${habitat} hooks ${hooks}`;
+    if (!have.has(name)) missing.push(name);
+  }
+  return missing;
+}
+
 export function renderE2eMarkdown(cells) {
   const lines = [];
   const dates = cells.map((c) => c.date).sort();
@@ -65,6 +79,8 @@ export function renderE2eMarkdown(cells) {
       `| ${c.agent} | ${c.habitat} | ${c.hooks} | ${c.scenarios.length - j.failedRuns}/${c.scenarios.length} | ${t ? pct(t.accuracy) : '–'}${mark(j.accuracy)} | ${pct(t?.per_state?.blocked?.recall ?? null)}${mark(j.blockedRecall)} | ${t ? t.spurious_transitions : '–'}${mark(j.spurious)} | ${t ? t.missed : '–'}${mark(j.missed)} | ${t?.latency_ms?.p95 ?? '–'} ms${mark(j.p95)} | ${j.killCrashes === 0 ? j.crashes : `${j.runCrashes} + ${j.killCrashes} at kill`}${mark(j.crashOk)} | ${fsText} | ${j.replaySame}/${j.replayTotal}${mark(j.replayTotal === 0 ? null : j.replaySame === j.replayTotal)} |`,
     );
   }
+  const missing = missingCells(cells);
+  if (missing.length > 0) lines.push('', `Not run yet: ${missing.join(', ')}.`);
   lines.push('');
   lines.push('## Per scenario');
   lines.push('');
