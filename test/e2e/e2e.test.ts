@@ -72,3 +72,16 @@ describe('E2E.md', () => {
     expect(median([])).toBeNull();
   });
 });
+
+describe('E2E.md crashes', () => {
+  it('tells crashes at a killed terminal from crashes in a run', () => {
+    const cell = {
+      agent: 'codex', habitat: 'tmux', hooks: 'on', version: '0.171.0', date: '2026-12-01T22:00:00Z', command: 'npm run e2e', tmux: 'tmux 3.3a', node: 'v22',
+      total: null,
+      firstScreen: { bareMs: 500, wrappedMs: 700, runs: 2, timedOut: 0, all: [{ mode: 'bare', crash: ['node assertion'] }, { mode: 'hooks-on', crash: ['node assertion'] }, { mode: 'hooks-on', crash: [] }] },
+      scenarios: [{ scenario: 'simple', ok: false, error: 'boom', crash: [], stderr: '' }],
+    };
+    expect(judgeCell(cell)).toMatchObject({ runCrashes: 0, killCrashes: 1, crashOk: false, failedRuns: 1 });
+    expect(renderE2eMarkdown([cell])).toContain('| 0 + 1 at kill ✗ |');
+  });
+});

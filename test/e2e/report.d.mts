@@ -2,7 +2,7 @@
 export const GOALS: { accuracy: number; blockedRecall: number; spurious: number; missed: number; p95Ms: number; crashes: number; firstScreenMs: number };
 export interface CellVerdict {
   failedRuns: number; accuracy: boolean; blockedRecall: boolean | null; spurious: boolean; missed: boolean; p95: boolean | null;
-  crashes: number; crashOk: boolean; delta: number | null; firstScreen: boolean | null; replaySame: number; replayTotal: number;
+  crashes: number; runCrashes: number; killCrashes: number; crashOk: boolean; delta: number | null; firstScreen: boolean | null; replaySame: number; replayTotal: number;
 }
 export function judgeCell(cell: unknown): CellVerdict;
 export function renderE2eMarkdown(cells: readonly unknown[]): string;

@@ -9,7 +9,11 @@ const pct = (x) => (x === null || x === undefined ? '–' : `${(x * 100).toFixed
 /** The per-cell verdicts against GOALS; null where there is nothing to judge. */
 export function judgeCell(cell) {
   const t = cell.total;
-  const crashes = cell.scenarios.filter((s) => s.crash.length > 0).length + (cell.firstScreen?.all ?? []).filter((r) => r.crash.length > 0).length;
+  // Scenario runs end with the CLI's own exit; first-screen runs end by killing the tmux server
+  // under the CLI (a terminal that goes away). Both must be crash-free; they are told apart.
+  const runCrashes = cell.scenarios.filter((s) => s.crash.length > 0).length;
+  const killCrashes = (cell.firstScreen?.all ?? []).filter((r) => r.mode !== 'bare' && r.crash.length > 0).length;
+  const crashes = runCrashes + killCrashes;
   const blockedRecall = t?.per_state?.blocked?.recall ?? null;
   const delta = cell.firstScreen && cell.firstScreen.bareMs !== null && cell.firstScreen.wrappedMs !== null ? cell.firstScreen.wrappedMs - cell.firstScreen.bareMs : null;
   const replayed = cell.scenarios.filter((s) => s.replay);
@@ -21,12 +25,28 @@ export function judgeCell(cell) {
     missed: t ? t.missed === GOALS.missed : false,
     p95: t && t.latency_ms.p95 !== null ? t.latency_ms.p95 <= GOALS.p95Ms : null,
     crashes,
+    runCrashes,
+    killCrashes,
     crashOk: crashes === 0,
     delta,
     firstScreen: delta === null ? null : delta <= GOALS.firstScreenMs,
     replaySame: replayed.filter((s) => s.replay.ok).length,
     replayTotal: replayed.length,
   };
+}
+
+const ALL_AGENTS = ['claude', 'codex', 'opencode', 'gemini'];
+const ALL_HABITATS = ['tmux', 'tmux-truecolor'];
+
+/** The cells of a full run that have no stored result. */
+export function missingCells(cells) {
+  const have = new Set(cells.map((c) => `${c.agent} ${c.habitat} hooks ${c.hooks}`));
+  const missing = [];
+  for (const agent of ALL_AGENTS) for (const habitat of ALL_HABITATS) for (const hooks of ['on', 'off']) {
+    const name = `${agent} ${habitat} hooks ${hooks}`;
+    if (!have.has(name)) missing.push(name);
+  }
+  return missing;
 }
 
 export function renderE2eMarkdown(cells) {
@@ -56,9 +76,11 @@ export function renderE2eMarkdown(cells) {
     const fs = c.firstScreen;
     const fsText = fs === null ? '–' : `${fs.bareMs} → ${fs.wrappedMs} ms (${j.delta >= 0 ? '+' : ''}${j.delta} ms, ${fs.runs} runs${fs.timedOut ? `, ${fs.timedOut} timed out` : ''})${mark(j.firstScreen)}`;
     lines.push(
-      `| ${c.agent} | ${c.habitat} | ${c.hooks} | ${c.scenarios.length - j.failedRuns}/${c.scenarios.length} | ${t ? pct(t.accuracy) : '–'}${mark(j.accuracy)} | ${pct(t?.per_state?.blocked?.recall ?? null)}${mark(j.blockedRecall)} | ${t ? t.spurious_transitions : '–'}${mark(j.spurious)} | ${t ? t.missed : '–'}${mark(j.missed)} | ${t?.latency_ms?.p95 ?? '–'} ms${mark(j.p95)} | ${j.crashes}${mark(j.crashOk)} | ${fsText} | ${j.replaySame}/${j.replayTotal}${mark(j.replayTotal === 0 ? null : j.replaySame === j.replayTotal)} |`,
+      `| ${c.agent} | ${c.habitat} | ${c.hooks} | ${c.scenarios.length - j.failedRuns}/${c.scenarios.length} | ${t ? pct(t.accuracy) : '–'}${mark(j.accuracy)} | ${pct(t?.per_state?.blocked?.recall ?? null)}${mark(j.blockedRecall)} | ${t ? t.spurious_transitions : '–'}${mark(j.spurious)} | ${t ? t.missed : '–'}${mark(j.missed)} | ${t?.latency_ms?.p95 ?? '–'} ms${mark(j.p95)} | ${j.killCrashes === 0 ? j.crashes : `${j.runCrashes} + ${j.killCrashes} at kill`}${mark(j.crashOk)} | ${fsText} | ${j.replaySame}/${j.replayTotal}${mark(j.replayTotal === 0 ? null : j.replaySame === j.replayTotal)} |`,
     );
   }
+  const missing = missingCells(cells);
+  if (missing.length > 0) lines.push('', `Not run yet: ${missing.join(', ')}.`);
   lines.push('');
   lines.push('## Per scenario');
   lines.push('');
@@ -81,7 +103,8 @@ export function renderE2eMarkdown(cells) {
   lines.push('time from the keystroke that starts the command to the CLI\'s first paint (its `readyBytes` of');
   lines.push('output through `pipe-pane -O`), bare CLI against `agentwrap` with the cell\'s hooks setting.');
   lines.push('agentwrap\'s stderr goes to a file in these runs (a crash is a stack trace, an `Error` line, a Node');
-  lines.push('assertion, or exit 134/139). Recordings, events and stderr of each run stay under');
+  lines.push('assertion, or exit 134/139); "N at kill" counts first-screen runs, which end by killing the tmux');
+  lines.push('server under the wrapped CLI (a terminal that goes away must end quietly too). Recordings, events and stderr of each run stay under');
   lines.push('`~/.cache/agentwrap-capture/e2e/runs/`.');
   lines.push('');
   return lines.join('\n');

@@ -186,6 +186,7 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
     firstByteMs: firstByteAt === undefined ? null : Math.round(firstByteAt - start),
     paintMs: paintAt === undefined ? null : Math.round(paintAt - start),
     crash: crashSigns(stderr, null),
+    stderr: stderr.slice(0, 600),
     screenLines: screen.split('\n').filter((l) => l.trim() !== '').length,
   };
 }
