@@ -204,7 +204,10 @@ function startTmuxServer(label, cols, rows, log) {
   const where = tmux('display-message', '-p', '-t', 'lab', '#{socket_path},#{pid},#{session_id}\t#{pane_id}').stdout.trim();
   const [tmuxVar = '', pane = ''] = where.split('\t');
   log(`[driver] tmux server ${socket}: TMUX=${tmuxVar} TMUX_PANE=${pane}`);
-  return { env: { TMUX: tmuxVar.replace(',$', ','), TMUX_PANE: pane }, stop: () => { tmux('kill-server'); } };
+  const socketPath = tmuxVar.split(',')[0];
+  // kill-server; the socket file is removed too (seen left behind by a server that was killed).
+  const stop = () => { tmux('kill-server'); if (socketPath) rmSync(socketPath, { force: true }); };
+  return { env: { TMUX: tmuxVar.replace(',$', ','), TMUX_PANE: pane }, stop };
 }
 
 function screenText(term) {
