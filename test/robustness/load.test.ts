@@ -84,7 +84,10 @@ describe('20 wrapped sessions under a reader hammering their records', () => {
         statuses.push({ code: result.code, listed: result.json?.sessions.filter((s) => s.agentwrap).length ?? -1, stderr: result.stderr });
       }
     })();
+    // At least HAMMER_MS of hammering and enough reads of each kind to mean something; on a
+    // loaded machine one `status --json` can take seconds, so the count is waited for, not timed.
     await sleep(HAMMER_MS);
+    while (statuses.length < 4 || fileReads <= 20 * 200) await sleep(100);
     hammering = false;
     await Promise.all([fileReader, cliReader]);
 
