@@ -46,11 +46,21 @@ describe.skipIf(!HAS_TMUX)(`status --watch in tmux${HAS_TMUX ? '' : ' (skipped: 
     stateDir = mkdtempSync(join(tmpdir(), 'aw-dashboard-tmux-'));
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server'], { env: ENV });
-    // Agents still exiting may write their last record while it goes: retry instead of failing.
-    rmSync(stateDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-  });
+    // The agents and the dashboard end on the hangup, each removing its own files (a record, a
+    // socket, the readers' cache) on the way out: wait for them instead of racing them.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        rmSync(stateDir, { recursive: true, force: true });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }, 30_000);
 
   it('jumps to the blocked agent with one key and previews its dialog', async () => {
     const demo = `AGENT_STATUS_DIR=${stateDir} exec ${process.execPath} ${CLI} demo --speed 10`;
