@@ -1105,27 +1105,24 @@ static napi_value tracker_feed(napi_env env, napi_callback_info info) {
 }
 
 /*
- * At process exit Node restores the termios it saved at start on every fd 0-2 that was a
- * terminal (ResetStdio, an atexit handler) and asserts that tcsetattr worked: on a terminal
- * that hung up (the tmux server killed, the window closed) it fails with EIO and Node aborts
- * with a native stack dump. This handler runs just before it (atexit handlers run last-in,
- * first-out, and Node registers its own at start) and points each fd 0-2 that fails the same
- * call at /dev/null, which ResetStdio then skips as "reopened". src/adapters/terminal-hangup.ts
- * does the same from JavaScript earlier on; this closes the window in between (the hangup can
- * come while Node tears down its threads after the last JavaScript ran).
+ * At process exit Node restores the termios and file flags it saved at start on every fd 0-2
+ * that was a terminal (ResetStdio, an atexit handler) and asserts that tcsetattr worked: on a
+ * terminal that hung up (the tmux server killed, the window closed) it fails with EIO and Node
+ * aborts with a native stack dump. Checking for a hangup here is not enough: the hangup can
+ * land between this check and Node's call (seen when the agent exits as the server is killed).
+ * So this handler, which runs just before Node's (atexit handlers run last-in, first-out, and
+ * Node registers its own at start), does Node's job itself and leaves it nothing to do: the
+ * terminal's modes were already put back by agentwrap's own exit path (terminal.ts restore: raw
+ * mode off, the `stty -g` snapshot), so it only makes the file blocking again, as the shell had
+ * it, and then points each terminal fd 0-2 at /dev/null, which ResetStdio skips as "reopened".
+ * Nothing is written to the terminal after this: the process is past its last JavaScript.
  */
-static void detach_hung_up_stdio(void) {
-  sigset_t ttou, saved;
-  sigemptyset(&ttou);
-  sigaddset(&ttou, SIGTTOU);
-  pthread_sigmask(SIG_BLOCK, &ttou, &saved);
+static void detach_terminal_stdio(void) {
   for (int fd = 0; fd <= 2; fd++) {
     struct termios settings;
     if (tcgetattr(fd, &settings) == 0) {
-      int err;
-      do err = tcsetattr(fd, TCSANOW, &settings);
-      while (err == -1 && errno == EINTR);
-      if (err == 0 || errno == EPERM) continue;
+      int flags = fcntl(fd, F_GETFL);
+      if (flags != -1 && (flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     } else if (errno != EIO) {
       continue; /* not a terminal, or closed: Node skips it itself */
     }
@@ -1136,14 +1133,13 @@ static void detach_hung_up_stdio(void) {
       close(null_fd);
     }
   }
-  pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 static napi_value init(napi_env env, napi_value exports) {
   static int is_exit_hook_set = 0;
   if (!is_exit_hook_set) {
     is_exit_hook_set = 1;
-    atexit(detach_hung_up_stdio);
+    atexit(detach_terminal_stdio);
   }
   napi_property_descriptor properties[] = {
       {"start", NULL, start, NULL, NULL, NULL, napi_default, NULL},

@@ -48,7 +48,19 @@ beforeEach(() => {
   log = join(dir, 'calls.log');
 });
 
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  // A wrapped demo still exiting may write its last record while the directory goes: wait for it.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}, 30_000);
 
 describe('desktop notifier', () => {
   it('calls notify-send with the agent, state and cwd, and sends one per state per interval', async () => {
