@@ -123,20 +123,24 @@ function isStateChangeEvent(value: unknown): value is StateChangeEvent {
 }
 
 /**
- * Subscribes to a session's state changes. Resolves once the session confirmed the
- * subscription; rejects with ControlError if it cannot be reached or refuses.
+ * One subscription over the control socket: asks `method`, passes each `event` line whose data
+ * passes `isData` to `onData` until closed, and resolves once the session confirmed; rejects
+ * with ControlError if it cannot be reached or refuses.
  */
-export async function subscribeControl(
+async function subscribe<T>(
   path: string,
-  onEvent: (event: StateChangeEvent) => void,
-  timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
+  method: 'subscribe' | 'screen',
+  event: string,
+  isData: (value: unknown) => value is T,
+  onData: (data: T) => void,
+  timeoutMs: number,
 ): Promise<ControlSubscription> {
   let reply: Reply | undefined;
   let isActive = true;
-  const socket = await converse(path, { method: 'subscribe' }, timeoutMs, (message) => {
-    if (message['event'] === 'state') {
+  const socket = await converse(path, { method }, timeoutMs, (message) => {
+    if (message['event'] === event) {
       // The server subscribes before it replies, so an event may precede the reply line.
-      if (isActive && isStateChangeEvent(message['data'])) onEvent(message['data']);
+      if (isActive && isData(message['data'])) onData(message['data']);
       return false;
     }
     reply ??= toReply(message);
@@ -157,6 +161,15 @@ export async function subscribeControl(
     },
     closed,
   };
+}
+
+/** Subscribes to a session's state changes (`subscribe` method). */
+export function subscribeControl(
+  path: string,
+  onEvent: (event: StateChangeEvent) => void,
+  timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
+): Promise<ControlSubscription> {
+  return subscribe(path, 'subscribe', 'state', isStateChangeEvent, onEvent, timeoutMs);
 }
 
 function isScreenPreview(value: unknown): value is ScreenPreview {
@@ -165,38 +178,11 @@ function isScreenPreview(value: unknown): value is ScreenPreview {
   return Array.isArray(rows) && rows.every((r) => typeof r === 'string') && typeof cols === 'number' && typeof cursorRow === 'number' && typeof cursorCol === 'number';
 }
 
-/**
- * Streams a session's screen preview (`screen` method): `onScreen` gets the viewport at once and
- * after every change. Resolves once the session confirmed; rejects with ControlError otherwise.
- */
-export async function subscribeScreen(
+/** Streams a session's screen preview (`screen` method): the viewport at once and after every change. */
+export function subscribeScreen(
   path: string,
   onScreen: (preview: ScreenPreview) => void,
   timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
 ): Promise<ControlSubscription> {
-  let reply: Reply | undefined;
-  let isActive = true;
-  const socket = await converse(path, { method: 'screen' }, timeoutMs, (message) => {
-    if (message['event'] === 'screen') {
-      if (isActive && isScreenPreview(message['data'])) onScreen(message['data']);
-      return false;
-    }
-    reply ??= toReply(message);
-    return true;
-  });
-  if (reply === undefined || !reply.ok) {
-    socket.destroy();
-    throw reply === undefined ? new ControlError('protocol', `no reply from ${path}`) : replyError(reply);
-  }
-  const closed = new Promise<void>((resolvePromise) => {
-    if (socket.destroyed) resolvePromise();
-    socket.once('close', () => resolvePromise());
-  });
-  return {
-    close: () => {
-      isActive = false;
-      socket.destroy();
-    },
-    closed,
-  };
+  return subscribe(path, 'screen', 'screen', isScreenPreview, onScreen, timeoutMs);
 }

@@ -7,6 +7,7 @@
  * Every value remembers the line it came from, so `agentwrap doctor` can say where an
  * effective setting was set.
  */
+import { editDistance } from './pack-lines.js';
 import { parse, TomlError } from 'smol-toml';
 
 /** Agents agentwrap installs reporter hooks for (app/hooks.ts planHooks); `[hooks]` keys. */
@@ -73,20 +74,6 @@ function typeName(value: unknown): string {
   if (isTable(value)) return 'a table';
   if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a float';
   return `a ${typeof value}`;
-}
-
-/** Levenshtein distance, for "did you mean" on unknown keys (keys are short). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function unknownKey(key: string, known: readonly string[], what: string): string {

@@ -56,7 +56,7 @@ export class LineIndex {
 }
 
 /** Edit distance, for "did you mean" on unknown keys (keys are short, so O(n·m) is nothing). */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
