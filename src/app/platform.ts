@@ -18,3 +18,4 @@ export { resolveOnPath } from '../adapters/agent-version.js';
 export { isSafeHost } from '../adapters/ssh.js';
 export { jumpToPane } from '../adapters/tmux.js';
 export { runSsh } from '../adapters/ssh.js';
+export { detachHungUpStdio } from '../adapters/terminal-hangup.js';

@@ -4,33 +4,13 @@
  * SIGTERM, SIGHUP, a terminal that went away (EIO/EPIPE on write, end of input), and, as a last
  * resort, process exit.
  */
-import { closeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { detachHungUpStdio } from '../app/platform.js';
 
 const ESC = '\u001b';
 const ENTER_ALT_SCREEN = `${ESC}[?1049h${ESC}[?25l${ESC}[2J`;
 const LEAVE_ALT_SCREEN = `${ESC}[?25h${ESC}[?1049l`;
 const CLEAR_SCREEN = `${ESC}[2J`;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-const STDIO_FDS = [0, 1, 2] as const;
-
-/**
- * Node 20 resets every stdio terminal at exit and aborts with a native stack trace when that
- * terminal has hung up (tcsetattr fails with EIO: nodejs/node#51519, fixed upstream by #58200),
- * so a killed tmux pane or a dropped ssh link would end in a crash report. A hung-up terminal no
- * longer answers isatty(); closing those descriptors makes the reset at exit skip them.
- */
-function releaseHungUpTerminal(ttyFds: readonly number[]): void {
-  for (const fd of ttyFds) {
-    if (isatty(fd)) continue;
-    try {
-      closeSync(fd);
-    } catch {
-      // Already closed: nothing for the reset to trip on.
-    }
-  }
-}
-
 export interface TerminalHandlers {
   onInput(text: string): void;
   /** The size changed and the screen was cleared: everything must be drawn again. */
@@ -42,7 +22,6 @@ export interface TerminalHandlers {
 export class DashboardTerminal {
   private isOpen = false;
   /** Which stdio descriptors were terminals when the dashboard opened (a redirected stderr is not). */
-  private ttyFds: number[] = [];
 
   constructor(
     private readonly handlers: TerminalHandlers,
@@ -60,7 +39,6 @@ export class DashboardTerminal {
 
   open(): void {
     this.isOpen = true;
-    this.ttyFds = STDIO_FDS.filter((fd) => isatty(fd));
     for (const signal of SIGNALS) process.on(signal, this.gone);
     process.on('exit', this.restore);
     // These two stay attached after close: an EIO arriving later must not become an
@@ -93,7 +71,9 @@ export class DashboardTerminal {
     process.off('exit', this.restore);
     this.restore();
     this.input.pause();
-    releaseHungUpTerminal(this.ttyFds);
+    // Node 20 resets every stdio terminal at exit and aborts when it hung up (nodejs/node#51519):
+    // a killed pane or a dropped ssh link must not end in a crash report (adapters/terminal-hangup.ts).
+    detachHungUpStdio();
   }
 
   /** Also the exit hook, the last resort after an exception elsewhere: never the alternate screen left behind. */
