@@ -9,8 +9,7 @@
  * means no desktop notification and no complaint: the terminal ones still go out.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { resolveOnPath } from '../adapters/agent-version.js';
 import type { Clock } from '../adapters/clock.js';
 import type { AgentState } from '../core/types.js';
 
@@ -38,19 +37,9 @@ export interface DesktopNotifier {
   notify(notification: DesktopNotification): boolean;
 }
 
-/** The notify-send on `env.PATH`, or undefined. */
+/** The notify-send on `env.PATH`, or undefined (the same lookup a shell does, as for agents). */
 export function findNotifySend(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, NOTIFY_SEND);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here: the next PATH entry.
-    }
-  }
-  return undefined;
+  return resolveOnPath(NOTIFY_SEND, env['PATH']);
 }
 
 function clean(text: string, max: number): string {
