@@ -18,7 +18,7 @@ import {
   type DetectorState,
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
-import { isOperatorInput } from '../core/operator-input.js';
+import { inputSource } from '../core/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -90,14 +90,17 @@ export class DetectorSession {
   }
 
   /**
-   * A keystroke reached the agent: the operator is looking, so a `done` becomes seen. With the
-   * bytes, terminal replies (a tmux answering the agent's queries) are told apart from typing,
-   * which alone can start a turn; without them the input counts as typed.
+   * Input reached the agent. Typing can start a turn and means the operator is looking, so a
+   * `done` becomes seen; a focus-in or mouse report only means looking; a terminal's reply to the
+   * agent's own query (a tmux answering at start-up) means neither. Without the bytes the input
+   * counts as typed.
    */
   noteInput(bytes?: Uint8Array): void {
+    const source = bytes === undefined ? 'typed' : inputSource(bytes);
+    if (source === 'terminal') return;
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
-    if (bytes === undefined || isOperatorInput(bytes)) this.lastOperatorInputAtMs = nowMs;
+    if (source === 'typed') this.lastOperatorInputAtMs = nowMs;
     this.markSeen(nowMs);
   }
 

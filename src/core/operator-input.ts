@@ -6,15 +6,38 @@
  * changes and mouse motion on its own. A turn (session-state.ts) starts with the operator's
  * input, so those replies must not count: in tmux they arrive while the agent loads, and would
  * make the start-up work look like the answer to a prompt.
+ *
+ * Focus-in and mouse reports are not typing either, but they are the operator's: the pane got
+ * focus, the mouse moved over it. They say someone is looking (a `done` becomes seen); a query
+ * reply or a focus-out says nothing about the operator at all.
  */
+
+/** Who an input read came from: typed keys, the operator's presence alone, or the terminal alone. */
+export type InputSource = 'typed' | 'presence' | 'terminal';
 
 const ESC = 0x1b;
 const BEL = 0x07;
 
+interface Report {
+  readonly length: number;
+  /** Focus-in or a mouse report: the operator is at the pane. */
+  readonly isPresence: boolean;
+}
+
+const NOT_A_REPORT: Report = { length: 0, isPresence: false };
+
 /**
- * The length of the terminal report starting at `i` (an ESC), or 0 when what starts there is
- * not one (a key: arrows and function keys are CSI sequences too, but end in other finals).
+ * The terminal report starting at `i` (an ESC), or length 0 when what starts there is not one
+ * (a key: arrows and function keys are CSI sequences too, but end in other finals).
  */
+function reportAt(bytes: Uint8Array, i: number): Report {
+  const length = reportLength(bytes, i);
+  if (length === 0) return NOT_A_REPORT;
+  const final = bytes[i + length - 1];
+  const isPresence = bytes[i + 1] === 0x5b && (final === 0x49 || (bytes[i + 2] === 0x3c && (final === 0x4d || final === 0x6d)));
+  return { length, isPresence };
+}
+
 function reportLength(bytes: Uint8Array, i: number): number {
   const kind = bytes[i + 1];
   if (kind === 0x5d || kind === 0x50 || kind === 0x5f) {
@@ -57,14 +80,21 @@ function reportLength(bytes: Uint8Array, i: number): number {
   }
 }
 
-/** Whether `bytes` hold anything besides terminal reports, focus and mouse events. */
-export function isOperatorInput(bytes: Uint8Array): boolean {
+/** Where `bytes` came from: any key makes them typed; else presence if any report is focus-in or mouse. */
+export function inputSource(bytes: Uint8Array): InputSource {
+  let source: InputSource = 'terminal';
   let i = 0;
   while (i < bytes.length) {
-    if (bytes[i] !== ESC) return true;
-    const length = reportLength(bytes, i);
-    if (length === 0) return true;
-    i += length;
+    if (bytes[i] !== ESC) return 'typed';
+    const report = reportAt(bytes, i);
+    if (report.length === 0) return 'typed';
+    if (report.isPresence) source = 'presence';
+    i += report.length;
   }
-  return false;
+  return source;
+}
+
+/** Whether `bytes` hold anything besides terminal reports, focus and mouse events. */
+export function isOperatorInput(bytes: Uint8Array): boolean {
+  return inputSource(bytes) === 'typed';
 }

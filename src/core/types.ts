@@ -111,6 +111,11 @@ export interface EvidenceSnapshot {
   readonly lastNotificationAtMs: number | undefined;
   readonly lastBellAtMs: number | undefined;
   readonly lastOutputAtMs: number | undefined;
+  /**
+   * The operator's last input: typing, or a focus-in or mouse report (someone at the pane). A
+   * terminal's replies to the agent's queries are not counted: they answer no dialog and see no
+   * `done`.
+   */
   readonly lastInputAtMs: number | undefined;
   /**
    * The last input the operator typed (keys, paste), without the terminal's own replies, focus

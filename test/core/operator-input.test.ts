@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOperatorInput } from '../../src/core/operator-input.js';
+import { inputSource, isOperatorInput } from '../../src/core/operator-input.js';
 
 const bytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
@@ -37,5 +37,20 @@ describe('operator input vs terminal replies', () => {
     ['a reply followed by a key', '\x1b[I' + 'y'],
   ])('%s is typing', (_name, key) => {
     expect(isOperatorInput(bytes(key))).toBe(true);
+  });
+});
+
+describe('input source: typed, presence, terminal', () => {
+  it.each([
+    ['a key', 'y', 'typed'],
+    ['a reply then a key', '\x1b[?1;2cy', 'typed'],
+    ['focus in', '\x1b[I', 'presence'],
+    ['SGR mouse press', '\x1b[<0;10;5M', 'presence'],
+    ['a reply then focus in', '\x1b[12;1R\x1b[I', 'presence'],
+    ['focus out', '\x1b[O', 'terminal'],
+    ['DA1 and a colour reply', '\x1b[?1;2c\x1b]11;rgb:0000/0000/0000\x07', 'terminal'],
+    ['XTVERSION', '\x1bP>|tmux 3.3a\x1b\\', 'terminal'],
+  ])('%s is %s', (_name, input, source) => {
+    expect(inputSource(bytes(input))).toBe(source);
   });
 });
