@@ -1,7 +1,7 @@
 /** Offline tests of the e2e run's pure parts (the run itself is `npm run e2e`, never `npm test`). */
 import { describe, expect, it } from 'vitest';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
-import { judgeCell, renderE2eMarkdown } from './report.mjs';
+import { judgeCell, renderE2eMarkdown, renderKills } from './report.mjs';
 
 const START = 1_796_000_000_000;
 const ev = (dt: number, from: string | null, to: string, winner = 'pack') => ({ t: START + dt, session: 'claude-x', agent: 'claude', from, to, winner, rule_id: null });
@@ -83,5 +83,32 @@ describe('E2E.md crashes', () => {
     };
     expect(judgeCell(cell)).toMatchObject({ runCrashes: 0, killCrashes: 1, crashOk: false, failedRuns: 1 });
     expect(renderE2eMarkdown([cell])).toContain('| 0 + 1 at kill ✗ |');
+  });
+});
+
+describe('E2E.md kill-server section', () => {
+  const run = (index: number, agent: string, phase: string, extra: object = {}) => ({
+    index, agent, phase, reached: true, before: 'idle', exitCode: 129, agentwrapGone: true, endedMs: 200 + index, crash: [], stderr: '', leftProcesses: [], leftRecords: [], leftSockets: [], listedAfterTtl: 0, ...extra,
+  });
+  const kills = (runs: ReturnType<typeof run>[], summary: object) => ({
+    date: '2026-12-02T01:00:00Z', command: 'node test/e2e/kill-server.mjs --runs 2', versions: { claude: '2.1.332', codex: '0.171.0' }, tmux: 'tmux 3.3a', node: 'v20', netns: true,
+    summary: { runs: runs.length, byAgent: { claude: 1, codex: 1 }, byPhase: { starting: 1, ready: 1, working: 0 }, reached: 2, crashes: 0, stderrNonEmpty: 0, notGone: 0, leftProcesses: 0, leftRecords: 0, leftSockets: 0, listedAfterTtl: 0, exitCodes: { 129: 2 }, endedMs: [201, 202], ...summary },
+    runs,
+  });
+
+  it('states the counts against the goal and lists every run', () => {
+    const md = renderKills(kills([run(1, 'claude', 'starting'), run(2, 'codex', 'ready')], {})).join('\n');
+    expect(md).toContain('**2 kills in a row** (claude 1, codex 1; killed while starting 1, at the ready prompt 1, in a turn 0');
+    expect(md).toContain("**0 records left** (0 control sockets) once agentwrap was gone, **0 sessions listed** by `agentwrap status --json` after the records' TTL ✓");
+    expect(md).toContain('- Exit status: 129 ×2');
+    expect(md).toContain('| 2 | codex | at the ready prompt (idle published) | idle | 129 | 202 ms |  | – |');
+  });
+
+  it('marks a crash or a record left behind as a miss, naming them in the run', () => {
+    const bad = run(1, 'codex', 'working', { crash: ['node assertion'], leftRecords: ['codex-x.json'], exitCode: 134 });
+    const md = renderKills(kills([bad], { crashes: 1, leftRecords: 1, exitCodes: { 134: 1 } })).join('\n');
+    expect(md).toContain('**1 crashes**');
+    expect(md).toContain("after the records' TTL ✗");
+    expect(md).toContain('| CRASH: node assertion | record codex-x.json |');
   });
 });

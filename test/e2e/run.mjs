@@ -22,7 +22,7 @@ import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
-import { renderE2eMarkdown } from './report.mjs';
+import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
@@ -55,7 +55,8 @@ function parseArgs(argv) {
 function usage() {
   return `usage: npm run e2e -- [--agent A,B] [--scenario S,T] [--habitat H,I] [--hooks on,off] [--size 120x40]
                       [--first-screen-runs N] [--no-netns] [--md-only] [--since ISO-DATE]
---since skips cells whose stored result is newer (to resume a run cut into batches)
+--since skips cells whose stored result is newer (to resume a run cut into batches), and E2E.md
+  shows only results that new (with --md-only: rewrite E2E.md from results since then)
 agents: ${AGENT_NAMES.join(', ')}   scenarios: ${SCENARIO_NAMES.join(', ')} (default ${DEFAULT_SCENARIOS.join(',')})
 habitats: ${Object.keys(HABITATS).join(', ')}   --first-screen-runs 0 skips the first-screen timing`;
 }
@@ -211,7 +212,7 @@ function cellSummary(aw, results) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  if (o.mdOnly) return writeMarkdown();
+  if (o.mdOnly) return writeMarkdown(o.since);
   if (!INSIDE) {
     const installed = {};
     for (const a of o.agents) installed[a] = ensureInstalled(a);
@@ -264,7 +265,7 @@ async function main() {
   } finally {
     rmSync(snapshot.dir, { recursive: true, force: true });
   }
-  return writeMarkdown();
+  return writeMarkdown(o.since);
 }
 
 function cellFile(agent, habitat, hooks) {
@@ -276,11 +277,15 @@ function isDoneSince(agent, habitat, hooks, since) {
   return JSON.parse(readFileSync(cellFile(agent, habitat, hooks), 'utf8')).date >= since;
 }
 
-function writeMarkdown() {
+/** E2E.md from the stored cells (and the kill-server run), those dated `since` or later when given. */
+function writeMarkdown(since) {
   const dir = RESULTS_DIR();
-  const cells = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))) : [];
-  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells));
-  console.log(`E2E.md: ${cells.length} cells from ${dir}`);
+  const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
+  const isRecent = (result) => since === undefined || result.date >= since;
+  const cells = existsSync(dir) ? readdirSync(dir).filter((f) => /--hooks-(?:on|off)\.json$/.test(f)).sort().map(read).filter(isRecent) : [];
+  const kills = existsSync(join(dir, KILL_SERVER_RESULT)) ? read(KILL_SERVER_RESULT) : undefined;
+  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells, { since, kills: kills !== undefined && isRecent(kills) ? kills : undefined }));
+  console.log(`E2E.md: ${cells.length} cells from ${dir}${since === undefined ? '' : ` dated ${since} or later`}`);
   return 0;
 }
 

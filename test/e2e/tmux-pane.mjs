@@ -39,9 +39,10 @@ export function shellQuote(s) {
  * on top of the habitat's (TERM and COLORTERM are left to tmux and the habitat). The program
  * starts only when `go()` is called, after the output pipe is attached, so the first byte is
  * seen; `go()` returns the wall time of the keystroke that started it. stderr of `argv` goes to
- * `files.stderr`, its exit status to `files.exit`.
+ * `files.stderr`, its exit status to `files.exit` (with `keepStatusOnHangup`, also when the
+ * server is killed under it: see runOutlivingHangup).
  */
-export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
+export function startPane({ argv, env, cwd, cols, rows, habitat, files, keepStatusOnHangup = false }) {
   const socket = `e2e-${process.pid}-${++serverCount}`;
   const exports = Object.entries(env)
     .filter(([k, v]) => k !== 'TERM' && k !== 'COLORTERM' && v !== undefined)
@@ -53,8 +54,7 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
     'stty echo',
     ...exports,
     `cd ${shellQuote(cwd)}`,
-    `${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)}`,
-    `echo $? > ${shellQuote(files.exit)}`,
+    ...(keepStatusOnHangup ? runOutlivingHangup(argv, files) : [`${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)}`, `echo $? > ${shellQuote(files.exit)}`]),
     '',
   ].join('\n'));
   chmodSync(files.script, 0o700);
@@ -133,6 +133,24 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
     return t;
   };
   return { proc, go, socket };
+}
+
+/**
+ * The program run as an interactive shell runs a job when its terminal hangs up: the shell gets
+ * the kernel's SIGHUP and passes it on to the job (bash does, for every job), but, unlike bash,
+ * waits for the job to end and writes its exit status. The job is started in the background
+ * only to be waitable around the signal; it reads the terminal (fd 3: an asynchronous list's
+ * own stdin is /dev/null) and, without job control, stays in the terminal's foreground group.
+ */
+function runOutlivingHangup(argv, files) {
+  return [
+    "trap 'kill -HUP $child 2>/dev/null' HUP",
+    'exec 3<&0',
+    `${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)} <&3 &`,
+    'child=$!',
+    'while :; do wait $child; status=$?; kill -0 $child 2>/dev/null || break; done',
+    `echo $status > ${shellQuote(files.exit)}`,
+  ];
 }
 
 /** Paths for one pane's files under `dir` with a name prefix. */
