@@ -62,7 +62,7 @@ export function renderKills(kills) {
   const lines = [
     '## Killing the tmux server under a wrapped agent',
     '',
-    `\`${kills.command}\` (${kills.date}; ${Object.entries(kills.versions).map(([a, v]) => `${a} ${v}`).join(', ')}; ${kills.tmux}, node ${kills.node}${kills.netns ? ', inside `unshare -n`' : ''}): each run starts one CLI wrapped by`,
+    `\`${kills.command}\` (${kills.date}; ${Object.entries(kills.versions).map(([a, v]) => `${a} ${v}`).join(', ')}; ${kills.tmux}, node ${kills.node}${kills.netns ? ', inside `unshare -n`' : ''}; ${kills.relay ?? 'event-loop'} relay): each run starts one CLI wrapped by`,
     '`agentwrap` (hooks on) in a pane of a fresh tmux server, against the mock model, and kills the server',
     '(`tmux -L … kill-server`); the pane\'s shell passes the hangup on to its job as bash does and writes the exit status.',
     '',
@@ -100,6 +100,7 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
   lines.push('');
   lines.push(`- Dates: ${dates.length ? `${dates[0]} … ${dates.at(-1)}` : 'no runs yet'}`);
   lines.push(`- Versions: ${[...versions.values()].join(', ') || '–'}; ${[...new Set(cells.map((c) => `${c.tmux}, node ${c.node}`))].join('; ')}`);
+  lines.push(`- agentwrap's relay: ${[...new Set(cells.map((c) => c.relay ?? 'event loop (the snapshot had no native addon)'))].join('; ') || '–'}`);
   lines.push(`- Commands: ${commands.map((c) => `\`${c}\``).join(', ') || '–'}`);
   lines.push(`- Goal per cell: accuracy ≥ ${GOALS.accuracy * 100}%, blocked recall 100%, 0 spurious, 0 missed, p95 ≤ ${GOALS.p95Ms} ms, 0 crashes, first screen ≤ +${GOALS.firstScreenMs} ms (✓/✗ per column).`);
   lines.push('');

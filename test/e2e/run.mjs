@@ -20,7 +20,7 @@ import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
 import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
+import { HABITATS, startPane, paneFiles, snapshotWithNativeRelay } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
@@ -226,7 +226,7 @@ async function main() {
   }
   if (!existsSync(AGENTWRAP_MAIN)) throw new Error(`${AGENTWRAP_MAIN} missing: npm run build first`);
   const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
-  const snapshot = snapshotAgentwrap();
+  const snapshot = snapshotWithNativeRelay(snapshotAgentwrap(), REPO);
   const aw = await loadAgentwrap(snapshot.main);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(RESULTS_DIR(), { recursive: true });
@@ -253,7 +253,7 @@ async function main() {
           const cell = {
             agent, habitat, hooks, version: inst.version, reported: inst.reported, date: new Date().toISOString(), size: o.size,
             command: `npm run e2e -- ${process.argv.slice(2).join(' ')}`.trim(),
-            tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, recordings: cellDir,
+            tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, relay: snapshot.relay, recordings: cellDir,
             total: cellSummary(aw, results),
             firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
             scenarios: results.map(({ analysis, ...rest }) => rest),
