@@ -25,6 +25,13 @@ describe('compareLiveReplay', () => {
     expect(compareLiveReplay(live, replay, 11)).toMatchObject({ ok: true, maxOffsetMs: 200 });
   });
 
+  it('ends before the exit keystroke: the change it causes lands on either side of it by clock skew', () => {
+    // Claude run of 2026-12-02 (tmux, hooks on, approve): the exit key is at 21.018 s in the cast,
+    // replay went done → idle on it at 21.02 s, live 0.5 s later.
+    const withExit = [tr(0.9, 'idle'), tr(3.2, 'working'), tr(16.2, 'done')];
+    expect(compareLiveReplay(withExit, [...withExit, tr(21.018, 'idle')], 21.018)).toMatchObject({ ok: true });
+  });
+
   it('names a change that differs, one that is missing, and one too far apart', () => {
     expect(compareLiveReplay(live, [tr(1, 'idle'), tr(3.2, 'blocked')], 11).problem).toBe('change 2: live working at 3.20s, replay blocked at 3.20s');
     expect(compareLiveReplay(live, [tr(1, 'idle'), tr(3.2, 'working')], 11).problem).toBe('3 live changes, 2 replayed: live has blocked at 8.00s');

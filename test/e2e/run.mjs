@@ -26,6 +26,8 @@ import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
+/** How far before the driver's logged exit keystroke the recording's own copy of it may be. */
+const EXIT_KEY_WINDOW_S = 0.5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function parseArgs(argv) {
@@ -142,13 +144,17 @@ export async function scoreRun({ aw, agent, castPath, events, castStartWall, met
   const durationS = loaded.recording.events.at(-1)?.t ?? 0;
   const published = eventsToTransitions(events, castStartWall);
   const analysis = aw.score.analyzeRecording({ file: castPath, agent, labels: loaded.labels, published, durationS });
-  const exitMark = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  // Up to the exit keystroke as the recording has it (the driver logs it a few ms later, on its
+  // own clock): the state change the keystroke itself causes is after the end of the comparison.
+  const driverExit = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  const exitKey = loaded.recording.events.find((e) => e.kind === 'i' && e.t >= driverExit - EXIT_KEY_WINDOW_S)?.t;
+  const exitMark = exitKey === undefined ? driverExit : Math.min(exitKey, driverExit);
   const registry = aw.registry.loadDefaultRegistry({});
   const { pack } = aw.recordings.packForRecording(registry, loaded, undefined);
   const replayed = await aw.replay.replayRecording(loaded.recording, { pack });
   const replay = compareLiveReplay(published, replayed.transitions, exitMark);
   const evidenceLines = loaded.recording.events.filter((e) => e.kind.startsWith('agentwrap.')).length;
-  return { castPath, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+  return { castPath, castStartWall, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
 }
 
 /** Time from the keystroke that starts the CLI to its first byte and its first paint (readyBytes). */
