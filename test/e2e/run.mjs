@@ -43,6 +43,7 @@ function parseArgs(argv) {
     else if (a === '--first-screen-runs') o.firstScreenRuns = Number(val());
     else if (a === '--no-netns') o.netns = false;
     else if (a === '--md-only') o.mdOnly = true;
+    else if (a === '--recompare') o.recompare = true;
     else if (a === '--since') o.since = val();
     else if (a === '--help' || a === '-h') { console.log(usage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}\n${usage()}`);
@@ -56,9 +57,10 @@ function parseArgs(argv) {
 
 function usage() {
   return `usage: npm run e2e -- [--agent A,B] [--scenario S,T] [--habitat H,I] [--hooks on,off] [--size 120x40]
-                      [--first-screen-runs N] [--no-netns] [--md-only] [--since ISO-DATE]
+                      [--first-screen-runs N] [--no-netns] [--md-only] [--recompare] [--since ISO-DATE]
 --since skips cells whose stored result is newer (to resume a run cut into batches), and E2E.md
   shows only results that new (with --md-only: rewrite E2E.md from results since then)
+--recompare compares stored cells' live and replayed changes again, up to the exit keystroke
 agents: ${AGENT_NAMES.join(', ')}   scenarios: ${SCENARIO_NAMES.join(', ')} (default ${DEFAULT_SCENARIOS.join(',')})
 habitats: ${Object.keys(HABITATS).join(', ')}   --first-screen-runs 0 skips the first-screen timing`;
 }
@@ -146,15 +148,44 @@ export async function scoreRun({ aw, agent, castPath, events, castStartWall, met
   const analysis = aw.score.analyzeRecording({ file: castPath, agent, labels: loaded.labels, published, durationS });
   // Up to the exit keystroke as the recording has it (the driver logs it a few ms later, on its
   // own clock): the state change the keystroke itself causes is after the end of the comparison.
-  const driverExit = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
-  const exitKey = loaded.recording.events.find((e) => e.kind === 'i' && e.t >= driverExit - EXIT_KEY_WINDOW_S)?.t;
-  const exitMark = exitKey === undefined ? driverExit : Math.min(exitKey, driverExit);
+  const exitMark = exitKeystrokeS(loaded.recording, meta, durationS);
   const registry = aw.registry.loadDefaultRegistry({});
   const { pack } = aw.recordings.packForRecording(registry, loaded, undefined);
   const replayed = await aw.replay.replayRecording(loaded.recording, { pack });
   const replay = compareLiveReplay(published, replayed.transitions, exitMark);
   const evidenceLines = loaded.recording.events.filter((e) => e.kind.startsWith('agentwrap.')).length;
   return { castPath, castStartWall, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+}
+
+/**
+ * The exit keystroke as the recording has it (the driver logs it a few ms later, on its own
+ * clock): live and replay are compared before it, the state change it causes being after the end.
+ */
+function exitKeystrokeS(recording, meta, durationS) {
+  const driverExit = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  const exitKey = recording.events.find((e) => e.kind === 'i' && e.t >= driverExit - EXIT_KEY_WINDOW_S)?.t;
+  return exitKey === undefined ? driverExit : Math.min(exitKey, driverExit);
+}
+
+/**
+ * Stored cells compared again from their own live and replayed state changes (kept in each
+ * result), up to the exit keystroke as the recording has it: for cells run before that cut.
+ */
+async function recompare(since) {
+  const aw = await loadAgentwrap(AGENTWRAP_MAIN);
+  for (const file of readdirSync(RESULTS_DIR()).filter((f) => /--hooks-(?:on|off)\.json$/.test(f))) {
+    const cell = JSON.parse(readFileSync(join(RESULTS_DIR(), file), 'utf8'));
+    if (since !== undefined && cell.date < since) continue;
+    for (const sc of cell.scenarios) {
+      if (!sc.replay || !sc.castPath || !existsSync(sc.castPath)) continue;
+      const recording = aw.recordings.readRecordingFile(sc.castPath).recording;
+      const meta = JSON.parse(readFileSync(sc.castPath.replace(/\.cast$/, '.meta.json'), 'utf8'));
+      const before = sc.replay.ok;
+      sc.replay = compareLiveReplay(sc.replay.live, sc.replay.replay, exitKeystrokeS(recording, meta, recording.events.at(-1)?.t ?? 0));
+      if (before !== sc.replay.ok) console.log(`${file} ${sc.scenario}: replay = live ${before} → ${sc.replay.ok}${sc.replay.problem ? ` (${sc.replay.problem})` : ''}`);
+    }
+    writeFileSync(join(RESULTS_DIR(), file), JSON.stringify(cell, null, 2) + '\n');
+  }
 }
 
 /** Time from the keystroke that starts the CLI to its first byte and its first paint (readyBytes). */
@@ -218,7 +249,8 @@ function cellSummary(aw, results) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  if (o.mdOnly) return writeMarkdown(o.since);
+  if (o.recompare) await recompare(o.since);
+  if (o.mdOnly || o.recompare) return writeMarkdown(o.since);
   if (!INSIDE) {
     const installed = {};
     for (const a of o.agents) installed[a] = ensureInstalled(a);
