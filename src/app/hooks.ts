@@ -152,12 +152,26 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The shell line of one Claude hook: `agentwrap report` started in the background, so the hook
+ * itself ends as soon as the shell has forked it. Claude Code 2.1.332 does not draw its answer
+ * to Enter (UserPromptSubmit), its permission dialog (PermissionRequest) or its first screen
+ * (SessionStart) until the hook process ends, `async: true` or not: with Node starting in the
+ * hook that was 400-650 ms on a loaded 2-core machine (e2e run, tmux, hooks on against off).
+ * The report keeps the payload: the background job reads the hook's stdin through fd 3 (an
+ * asynchronous list's own stdin is /dev/null), and its stdout/stderr go to /dev/null so Claude
+ * does not wait for those pipes to close either.
+ */
+export function claudeHookLine(command: readonly string[], event: string): string {
+  const report = [...command, 'report', event, '--agent', 'claude', '--source', 'claude-hooks', '--json', '-'].map(shellQuote).join(' ');
+  return `exec 3<&0; ${report} <&3 >/dev/null 2>&1 &`;
+}
+
 /** The hooks block agentwrap adds: one async command hook per event, reading the payload on stdin. */
 export function claudeHooks(command: readonly string[]): Json {
   const hooks: Json = {};
   for (const event of CLAUDE_HOOK_EVENTS) {
-    const line = [...command, 'report', event, '--agent', 'claude', '--source', 'claude-hooks', '--json', '-'].map(shellQuote).join(' ');
-    hooks[event] = [{ hooks: [{ type: 'command', command: line, async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
+    hooks[event] = [{ hooks: [{ type: 'command', command: claudeHookLine(command, event), async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
   }
   return hooks;
 }

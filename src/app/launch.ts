@@ -105,9 +105,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const warn = options.warn ?? ((message: string) => pending.push(message));
 
   let size = terminal.size();
-  // Raw before the agent starts: the relay thread writes its first output straight to the
-  // terminal, which must already be raw (a cooked one would turn "\r\n" into "\r\r\n").
-  terminal.enterRaw();
+  // Raw input before the agent starts (keys typed from now on are the agent's, unechoed); raw
+  // output and the terminal guardian once it is spawned (completeRaw below), while the agent
+  // loads: its first screen waits for neither. Until then the relay thread writes with the
+  // terminal's output post-processing on (a "\r\n" goes out as "\r\r\n", which looks the same);
+  // an agent needs far longer than that to draw anything.
+  const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
   const pty: PtyProcess = spawnPty({
     file: options.file,
     args: options.args,
@@ -182,6 +185,10 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     return exit;
   });
 
+  // Last, once the signal handlers and exit hooks are on: a signal or an exit during these two
+  // process starts (the agent may print and end meanwhile) then takes the normal way out.
+  completeRaw();
+
   return {
     pid: pty.pid,
     agentPid: () => pty.commandPid(),
@@ -200,6 +207,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
   };
+}
+
+/** A terminal without the two-step raw mode enters it whole, before the spawn. */
+function enterRawAtOnce(terminal: OuterTerminal): () => void {
+  terminal.enterRaw();
+  return () => undefined;
 }
 
 /**

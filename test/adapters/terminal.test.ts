@@ -77,4 +77,26 @@ describe('processTerminal in a real terminal', () => {
     expect(output).toContain('RAW[-ixon -opost -isig -icanon -iexten -echo]');
     expect(output).toContain('COOKED[ixon opost isig icanon iexten echo]');
   });
+
+  it('enters raw mode in two steps for a launch: raw input first, raw output when told, then restores it all', async () => {
+    const probe = `
+      import { processTerminal } from ${JSON.stringify(`${REPO_ROOT}/dist/src/adapters/terminal.js`)};
+      import { execFileSync } from 'node:child_process';
+      const modes = () => execFileSync('stty', ['-a'], { stdio: [0, 'pipe', 'pipe'] }).toString().match(/-?(opost|icanon|echo|isig|ixon|iexten)\\b/g).join(' ');
+      const terminal = processTerminal();
+      const completeRaw = terminal.enterRawInputFirst();
+      const inputOnly = modes();
+      completeRaw();
+      const raw = modes();
+      terminal.restore();
+      process.stdout.write('INPUT[' + inputOnly + '] RAW[' + raw + '] COOKED[' + modes() + ']\\n');
+    `;
+    const outer = openOuterTerminal(`${shellQuote(process.execPath)} --input-type=module -e ${shellQuote(probe)}; echo END`);
+
+    const output = await outer.waitFor('END');
+
+    expect(output).toContain('INPUT[-ixon opost -isig -icanon -iexten -echo]');
+    expect(output).toContain('RAW[-ixon -opost -isig -icanon -iexten -echo]');
+    expect(output).toContain('COOKED[ixon opost isig icanon iexten echo]');
+  });
 });

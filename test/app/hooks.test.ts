@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAUDE_HOOK_EVENTS, mergeClaudeSettings, planHooks, shellQuote, type HookPlan } from '../../src/app/hooks.js';
+import { CLAUDE_HOOK_EVENTS, claudeHookLine, mergeClaudeSettings, planHooks, shellQuote, type HookPlan } from '../../src/app/hooks.js';
 
 const REPORT = ['/usr/bin/node', '/opt/agent wrap/main.js'];
 let tmp: string;
@@ -42,7 +43,23 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(Object.keys(settings.hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const hook = settings.hooks['PermissionRequest']?.[0]?.hooks[0];
     expect(hook).toMatchObject({ type: 'command', async: true });
-    expect(hook?.command).toBe("/usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json -");
+    expect(hook?.command).toBe("exec 3<&0; /usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json - <&3 >/dev/null 2>&1 &");
+  });
+
+  it('ends the hook at once and hands its stdin to the report running in the background', async () => {
+    // A stand-in for `agentwrap report` that waits for a go file, then saves what it read on stdin
+    // and its arguments: the hook shell must have exited before it could finish.
+    const out = join(tmp, 'report.out');
+    const standIn = ['/bin/sh', '-c', 'while [ ! -e "$0.go" ]; do sleep 0.02; done; { cat; echo; echo "$@"; } > "$0.tmp" && mv "$0.tmp" "$0"', out];
+    const line = claudeHookLine(standIn, 'Stop');
+
+    const hook = spawnSync('/bin/sh', ['-c', line], { input: '{"hook_event_name":"Stop"}', encoding: 'utf8', timeout: 20_000 });
+
+    expect(hook.status).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    writeFileSync(`${out}.go`, '');
+    await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
+    expect(readFileSync(out, 'utf8')).toBe('{"hook_event_name":"Stop"}\nreport Stop --agent claude --source claude-hooks --json -\n');
   });
 
   it('writes the file privately (0600 in a 0700 directory) and removes it on dispose', async () => {

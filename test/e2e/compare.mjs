@@ -20,7 +20,7 @@ export function eventsToTransitions(events, castStartWall, sessionKey) {
 function stateChanges(transitions, untilS) {
   const out = [];
   for (const tr of transitions) {
-    if (tr.t > untilS) break;
+    if (tr.t >= untilS) break;
     if (out.length === 0 && tr.state === 'unknown') continue;
     if (out.at(-1)?.state === tr.state) continue;
     out.push({ t: tr.t, state: tr.state });
@@ -29,8 +29,9 @@ function stateChanges(transitions, untilS) {
 }
 
 /**
- * Live against replay, up to `untilS` (the driver's exit keystroke: after it, live saw the
- * agent exit, which a v2 recording does not hold). Same sequence of states, each change
+ * Live against replay, before `untilS` (the exit keystroke: from it on, live saw the agent
+ * exit, which a v2 recording does not hold, and the two clocks put the keystroke's own effect a
+ * few ms apart). Same sequence of states, each change
  * within REPLAY_MATCH_MS. Returns { ok, live, replay, maxOffsetMs, problem }.
  */
 export function compareLiveReplay(live, replay, untilS) {

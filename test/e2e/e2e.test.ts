@@ -1,7 +1,7 @@
 /** Offline tests of the e2e run's pure parts (the run itself is `npm run e2e`, never `npm test`). */
 import { describe, expect, it } from 'vitest';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
-import { judgeCell, renderE2eMarkdown } from './report.mjs';
+import { judgeCell, renderE2eMarkdown, renderKills } from './report.mjs';
 
 const START = 1_796_000_000_000;
 const ev = (dt: number, from: string | null, to: string, winner = 'pack') => ({ t: START + dt, session: 'claude-x', agent: 'claude', from, to, winner, rule_id: null });
@@ -23,6 +23,13 @@ describe('compareLiveReplay', () => {
   it('accepts the same changes within 250 ms, ignoring a leading unknown and what follows the exit', () => {
     const replay = [tr(0, 'unknown'), tr(1.0, 'idle'), tr(3.3, 'working'), tr(7.8, 'blocked')];
     expect(compareLiveReplay(live, replay, 11)).toMatchObject({ ok: true, maxOffsetMs: 200 });
+  });
+
+  it('ends before the exit keystroke: the change it causes lands on either side of it by clock skew', () => {
+    // Claude run of 2026-12-02 (tmux, hooks on, approve): the exit key is at 21.018 s in the cast,
+    // replay went done → idle on it at 21.02 s, live 0.5 s later.
+    const withExit = [tr(0.9, 'idle'), tr(3.2, 'working'), tr(16.2, 'done')];
+    expect(compareLiveReplay(withExit, [...withExit, tr(21.018, 'idle')], 21.018)).toMatchObject({ ok: true });
   });
 
   it('names a change that differs, one that is missing, and one too far apart', () => {
@@ -83,5 +90,32 @@ describe('E2E.md crashes', () => {
     };
     expect(judgeCell(cell)).toMatchObject({ runCrashes: 0, killCrashes: 1, crashOk: false, failedRuns: 1 });
     expect(renderE2eMarkdown([cell])).toContain('| 0 + 1 at kill ✗ |');
+  });
+});
+
+describe('E2E.md kill-server section', () => {
+  const run = (index: number, agent: string, phase: string, extra: object = {}) => ({
+    index, agent, phase, reached: true, before: 'idle', exitCode: 129, agentwrapGone: true, endedMs: 200 + index, crash: [], stderr: '', leftProcesses: [], leftRecords: [], leftSockets: [], listedAfterTtl: 0, ...extra,
+  });
+  const kills = (runs: ReturnType<typeof run>[], summary: object) => ({
+    date: '2026-12-02T01:00:00Z', command: 'node test/e2e/kill-server.mjs --runs 2', versions: { claude: '2.1.332', codex: '0.171.0' }, tmux: 'tmux 3.3a', node: 'v20', netns: true,
+    summary: { runs: runs.length, byAgent: { claude: 1, codex: 1 }, byPhase: { starting: 1, ready: 1, working: 0 }, reached: 2, crashes: 0, stderrNonEmpty: 0, notGone: 0, leftProcesses: 0, leftRecords: 0, leftSockets: 0, listedAfterTtl: 0, exitCodes: { 129: 2 }, endedMs: [201, 202], ...summary },
+    runs,
+  });
+
+  it('states the counts against the goal and lists every run', () => {
+    const md = renderKills(kills([run(1, 'claude', 'starting'), run(2, 'codex', 'ready')], {})).join('\n');
+    expect(md).toContain('**2 kills in a row** (claude 1, codex 1; killed while starting 1, at the ready prompt 1, in a turn 0');
+    expect(md).toContain("**0 records left** (0 control sockets) once agentwrap was gone, **0 sessions listed** by `agentwrap status --json` after the records' TTL ✓");
+    expect(md).toContain('- Exit status: 129 ×2');
+    expect(md).toContain('| 2 | codex | at the ready prompt (idle published) | idle | 129 | 202 ms |  | – |');
+  });
+
+  it('marks a crash or a record left behind as a miss, naming them in the run', () => {
+    const bad = run(1, 'codex', 'working', { crash: ['node assertion'], leftRecords: ['codex-x.json'], exitCode: 134 });
+    const md = renderKills(kills([bad], { crashes: 1, leftRecords: 1, exitCodes: { 134: 1 } })).join('\n');
+    expect(md).toContain('**1 crashes**');
+    expect(md).toContain("after the records' TTL ✗");
+    expect(md).toContain('| CRASH: node assertion | record codex-x.json |');
   });
 });

@@ -5,4 +5,6 @@ export interface CellVerdict {
   crashes: number; runCrashes: number; killCrashes: number; crashOk: boolean; delta: number | null; firstScreen: boolean | null; replaySame: number; replayTotal: number;
 }
 export function judgeCell(cell: unknown): CellVerdict;
-export function renderE2eMarkdown(cells: readonly unknown[]): string;
+export const KILL_SERVER_RESULT: string;
+export function renderKills(kills: unknown): string[];
+export function renderE2eMarkdown(cells: readonly unknown[], options?: { since?: string; kills?: unknown }): string;

@@ -1,6 +1,9 @@
 // E2E.md from the e2e run's cell results (one JSON per CLI × habitat × hooks). Pure: cells in,
 // markdown out, so the table can be rewritten from stored results (`npm run e2e -- --md-only`).
 
+/** The kill-server run's result file, next to the cells (test/e2e/kill-server.mjs). */
+export const KILL_SERVER_RESULT = 'kill-server.json';
+
 export const GOALS = { accuracy: 0.98, blockedRecall: 1, spurious: 0, missed: 0, p95Ms: 1000, crashes: 0, firstScreenMs: 300 };
 
 const mark = (ok) => (ok === null ? '' : ok ? ' ✓' : ' ✗');
@@ -49,7 +52,39 @@ export function missingCells(cells) {
   return missing;
 }
 
-export function renderE2eMarkdown(cells) {
+const PHASE_TEXT = { starting: 'while starting (its first output byte)', ready: 'at the ready prompt (idle published)', working: 'in a turn (working published)' };
+
+/** The kill-server section: the summary against its goal, then one row per run. */
+export function renderKills(kills) {
+  const s = kills.summary;
+  const count = (obj, text) => Object.entries(obj).map(([k, n]) => `${text?.[k] ?? k} ${n}`).join(', ');
+  const ok = s.crashes === 0 && s.leftRecords === 0 && s.listedAfterTtl === 0 && s.leftProcesses === 0 && s.notGone === 0;
+  const lines = [
+    '## Killing the tmux server under a wrapped agent',
+    '',
+    `\`${kills.command}\` (${kills.date}; ${Object.entries(kills.versions).map(([a, v]) => `${a} ${v}`).join(', ')}; ${kills.tmux}, node ${kills.node}${kills.netns ? ', inside `unshare -n`' : ''}; ${kills.relay ?? 'event-loop'} relay): each run starts one CLI wrapped by`,
+    '`agentwrap` (hooks on) in a pane of a fresh tmux server, against the mock model, and kills the server',
+    '(`tmux -L … kill-server`); the pane\'s shell passes the hangup on to its job as bash does and writes the exit status.',
+    '',
+    `- **${s.runs} kills in a row** (${count(s.byAgent)}; killed ${count(s.byPhase, { starting: 'while starting', ready: 'at the ready prompt', working: 'in a turn' })}; moment reached before the kill: ${s.reached} of ${s.runs}):`,
+    `  **${s.crashes} crashes** (stack trace, \`Error\` line, Node assertion, exit 134/139 or core file), ${s.stderrNonEmpty} runs with anything on agentwrap's stderr;`,
+    `  ${s.notGone} agentwrap still running 10 s after the kill, ${s.leftProcesses} runs with a process left (CLI, helper, guardian);`,
+    `  **${s.leftRecords} records left** (${s.leftSockets} control sockets) once agentwrap was gone, **${s.listedAfterTtl} sessions listed** by \`agentwrap status --json\` after the records' TTL ${ok ? '✓' : '✗'}`,
+    `- Exit status: ${Object.entries(s.exitCodes).map(([code, n]) => `${code} ×${n}`).join(', ')} (129 = 128 + SIGHUP, launcher.md); agentwrap gone ${s.endedMs[0]}–${s.endedMs.at(-1)} ms after the kill (median ${s.endedMs[Math.floor(s.endedMs.length / 2)]} ms).`,
+    '',
+    '| # | CLI | killed | published before | exit | gone after | stderr | left behind |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of kills.runs) {
+    const left = [...r.leftProcesses, ...r.leftRecords.map((f) => `record ${f}`), ...r.leftSockets.map((f) => `socket ${f}`), ...(r.listedAfterTtl ? [`${r.listedAfterTtl} listed after TTL`] : [])];
+    const stderr = r.crash.length ? `CRASH: ${r.crash.join('; ')}` : r.stderr.trim().split('\n')[0].slice(0, 80);
+    lines.push(`| ${r.index} | ${r.agent} | ${PHASE_TEXT[r.phase] ?? r.phase}${r.reached ? '' : ' (not reached)'} | ${r.before || '–'} | ${r.exitCode ?? '–'} | ${r.agentwrapGone ? `${r.endedMs} ms` : 'still running'} | ${stderr.replace(/\|/g, '\\|')} | ${left.join('; ').replace(/\|/g, '\\|') || '–'} |`);
+  }
+  lines.push('');
+  return lines;
+}
+
+export function renderE2eMarkdown(cells, { since, kills } = {}) {
   const lines = [];
   const dates = cells.map((c) => c.date).sort();
   const versions = new Map(cells.map((c) => [c.agent, `${c.agent} ${c.version}`]));
@@ -65,6 +100,7 @@ export function renderE2eMarkdown(cells) {
   lines.push('');
   lines.push(`- Dates: ${dates.length ? `${dates[0]} … ${dates.at(-1)}` : 'no runs yet'}`);
   lines.push(`- Versions: ${[...versions.values()].join(', ') || '–'}; ${[...new Set(cells.map((c) => `${c.tmux}, node ${c.node}`))].join('; ')}`);
+  lines.push(`- agentwrap's relay: ${[...new Set(cells.map((c) => c.relay ?? 'event loop (the snapshot had no native addon)'))].join('; ') || '–'}`);
   lines.push(`- Commands: ${commands.map((c) => `\`${c}\``).join(', ') || '–'}`);
   lines.push(`- Goal per cell: accuracy ≥ ${GOALS.accuracy * 100}%, blocked recall 100%, 0 spurious, 0 missed, p95 ≤ ${GOALS.p95Ms} ms, 0 crashes, first screen ≤ +${GOALS.firstScreenMs} ms (✓/✗ per column).`);
   lines.push('');
@@ -80,8 +116,9 @@ export function renderE2eMarkdown(cells) {
     );
   }
   const missing = missingCells(cells);
-  if (missing.length > 0) lines.push('', `Not run yet: ${missing.join(', ')}.`);
+  if (missing.length > 0) lines.push('', `Not run${since === undefined ? ' yet' : ` since ${since}`}: ${missing.join(', ')}.`);
   lines.push('');
+  if (kills !== undefined) lines.push(...renderKills(kills));
   lines.push('## Per scenario');
   lines.push('');
   lines.push('| CLI | habitat | hooks | scenario | result | accuracy | missed | spurious | p95 | evidence lines | replay vs live | stderr |');

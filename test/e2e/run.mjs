@@ -20,12 +20,14 @@ import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
 import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
+import { HABITATS, startPane, paneFiles, snapshotWithNativeRelay } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
-import { renderE2eMarkdown } from './report.mjs';
+import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
+/** How far before the driver's logged exit keystroke the recording's own copy of it may be. */
+const EXIT_KEY_WINDOW_S = 0.5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function parseArgs(argv) {
@@ -41,6 +43,7 @@ function parseArgs(argv) {
     else if (a === '--first-screen-runs') o.firstScreenRuns = Number(val());
     else if (a === '--no-netns') o.netns = false;
     else if (a === '--md-only') o.mdOnly = true;
+    else if (a === '--recompare') o.recompare = true;
     else if (a === '--since') o.since = val();
     else if (a === '--help' || a === '-h') { console.log(usage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}\n${usage()}`);
@@ -54,8 +57,10 @@ function parseArgs(argv) {
 
 function usage() {
   return `usage: npm run e2e -- [--agent A,B] [--scenario S,T] [--habitat H,I] [--hooks on,off] [--size 120x40]
-                      [--first-screen-runs N] [--no-netns] [--md-only] [--since ISO-DATE]
---since skips cells whose stored result is newer (to resume a run cut into batches)
+                      [--first-screen-runs N] [--no-netns] [--md-only] [--recompare] [--since ISO-DATE]
+--since skips cells whose stored result is newer (to resume a run cut into batches), and E2E.md
+  shows only results that new (with --md-only: rewrite E2E.md from results since then)
+--recompare compares stored cells' live and replayed changes again, up to the exit keystroke
 agents: ${AGENT_NAMES.join(', ')}   scenarios: ${SCENARIO_NAMES.join(', ')} (default ${DEFAULT_SCENARIOS.join(',')})
 habitats: ${Object.keys(HABITATS).join(', ')}   --first-screen-runs 0 skips the first-screen timing`;
 }
@@ -141,13 +146,46 @@ export async function scoreRun({ aw, agent, castPath, events, castStartWall, met
   const durationS = loaded.recording.events.at(-1)?.t ?? 0;
   const published = eventsToTransitions(events, castStartWall);
   const analysis = aw.score.analyzeRecording({ file: castPath, agent, labels: loaded.labels, published, durationS });
-  const exitMark = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  // Up to the exit keystroke as the recording has it (the driver logs it a few ms later, on its
+  // own clock): the state change the keystroke itself causes is after the end of the comparison.
+  const exitMark = exitKeystrokeS(loaded.recording, meta, durationS);
   const registry = aw.registry.loadDefaultRegistry({});
   const { pack } = aw.recordings.packForRecording(registry, loaded, undefined);
   const replayed = await aw.replay.replayRecording(loaded.recording, { pack });
   const replay = compareLiveReplay(published, replayed.transitions, exitMark);
   const evidenceLines = loaded.recording.events.filter((e) => e.kind.startsWith('agentwrap.')).length;
-  return { castPath, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+  return { castPath, castStartWall, analysis, score: aw.score.fileScoreOf(analysis), replay, evidenceLines };
+}
+
+/**
+ * The exit keystroke as the recording has it (the driver logs it a few ms later, on its own
+ * clock): live and replay are compared before it, the state change it causes being after the end.
+ */
+function exitKeystrokeS(recording, meta, durationS) {
+  const driverExit = meta.driver_events.find((e) => e.type === 'exit')?.t ?? durationS;
+  const exitKey = recording.events.find((e) => e.kind === 'i' && e.t >= driverExit - EXIT_KEY_WINDOW_S)?.t;
+  return exitKey === undefined ? driverExit : Math.min(exitKey, driverExit);
+}
+
+/**
+ * Stored cells compared again from their own live and replayed state changes (kept in each
+ * result), up to the exit keystroke as the recording has it: for cells run before that cut.
+ */
+async function recompare(since) {
+  const aw = await loadAgentwrap(AGENTWRAP_MAIN);
+  for (const file of readdirSync(RESULTS_DIR()).filter((f) => /--hooks-(?:on|off)\.json$/.test(f))) {
+    const cell = JSON.parse(readFileSync(join(RESULTS_DIR(), file), 'utf8'));
+    if (since !== undefined && cell.date < since) continue;
+    for (const sc of cell.scenarios) {
+      if (!sc.replay || !sc.castPath || !existsSync(sc.castPath)) continue;
+      const recording = aw.recordings.readRecordingFile(sc.castPath).recording;
+      const meta = JSON.parse(readFileSync(sc.castPath.replace(/\.cast$/, '.meta.json'), 'utf8'));
+      const before = sc.replay.ok;
+      sc.replay = compareLiveReplay(sc.replay.live, sc.replay.replay, exitKeystrokeS(recording, meta, recording.events.at(-1)?.t ?? 0));
+      if (before !== sc.replay.ok) console.log(`${file} ${sc.scenario}: replay = live ${before} → ${sc.replay.ok}${sc.replay.problem ? ` (${sc.replay.problem})` : ''}`);
+    }
+    writeFileSync(join(RESULTS_DIR(), file), JSON.stringify(cell, null, 2) + '\n');
+  }
 }
 
 /** Time from the keystroke that starts the CLI to its first byte and its first paint (readyBytes). */
@@ -211,7 +249,8 @@ function cellSummary(aw, results) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  if (o.mdOnly) return writeMarkdown();
+  if (o.recompare) await recompare(o.since);
+  if (o.mdOnly || o.recompare) return writeMarkdown(o.since);
   if (!INSIDE) {
     const installed = {};
     for (const a of o.agents) installed[a] = ensureInstalled(a);
@@ -225,7 +264,7 @@ async function main() {
   }
   if (!existsSync(AGENTWRAP_MAIN)) throw new Error(`${AGENTWRAP_MAIN} missing: npm run build first`);
   const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
-  const snapshot = snapshotAgentwrap();
+  const snapshot = snapshotWithNativeRelay(snapshotAgentwrap(), REPO);
   const aw = await loadAgentwrap(snapshot.main);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(RESULTS_DIR(), { recursive: true });
@@ -252,7 +291,7 @@ async function main() {
           const cell = {
             agent, habitat, hooks, version: inst.version, reported: inst.reported, date: new Date().toISOString(), size: o.size,
             command: `npm run e2e -- ${process.argv.slice(2).join(' ')}`.trim(),
-            tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, recordings: cellDir,
+            tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, relay: snapshot.relay, recordings: cellDir,
             total: cellSummary(aw, results),
             firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
             scenarios: results.map(({ analysis, ...rest }) => rest),
@@ -264,7 +303,7 @@ async function main() {
   } finally {
     rmSync(snapshot.dir, { recursive: true, force: true });
   }
-  return writeMarkdown();
+  return writeMarkdown(o.since);
 }
 
 function cellFile(agent, habitat, hooks) {
@@ -276,11 +315,15 @@ function isDoneSince(agent, habitat, hooks, since) {
   return JSON.parse(readFileSync(cellFile(agent, habitat, hooks), 'utf8')).date >= since;
 }
 
-function writeMarkdown() {
+/** E2E.md from the stored cells (and the kill-server run), those dated `since` or later when given. */
+function writeMarkdown(since) {
   const dir = RESULTS_DIR();
-  const cells = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))) : [];
-  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells));
-  console.log(`E2E.md: ${cells.length} cells from ${dir}`);
+  const read = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
+  const isRecent = (result) => since === undefined || result.date >= since;
+  const cells = existsSync(dir) ? readdirSync(dir).filter((f) => /--hooks-(?:on|off)\.json$/.test(f)).sort().map(read).filter(isRecent) : [];
+  const kills = existsSync(join(dir, KILL_SERVER_RESULT)) ? read(KILL_SERVER_RESULT) : undefined;
+  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells, { since, kills: kills !== undefined && isRecent(kills) ? kills : undefined }));
+  console.log(`E2E.md: ${cells.length} cells from ${dir}${since === undefined ? '' : ` dated ${since} or later`}`);
   return 0;
 }
 

@@ -8,7 +8,7 @@
 // habitat's environment: tmux sets TERM (default-terminal, tmux-256color in 3.3) and TMUX, and
 // COLORTERM is whatever the server was started with, as for a user's own tmux.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { nowMs } from '../capture/mock.mjs';
 
@@ -39,9 +39,10 @@ export function shellQuote(s) {
  * on top of the habitat's (TERM and COLORTERM are left to tmux and the habitat). The program
  * starts only when `go()` is called, after the output pipe is attached, so the first byte is
  * seen; `go()` returns the wall time of the keystroke that started it. stderr of `argv` goes to
- * `files.stderr`, its exit status to `files.exit`.
+ * `files.stderr`, its exit status to `files.exit` (with `keepStatusOnHangup`, also when the
+ * server is killed under it: see runOutlivingHangup).
  */
-export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
+export function startPane({ argv, env, cwd, cols, rows, habitat, files, keepStatusOnHangup = false }) {
   const socket = `e2e-${process.pid}-${++serverCount}`;
   const exports = Object.entries(env)
     .filter(([k, v]) => k !== 'TERM' && k !== 'COLORTERM' && v !== undefined)
@@ -53,8 +54,7 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
     'stty echo',
     ...exports,
     `cd ${shellQuote(cwd)}`,
-    `${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)}`,
-    `echo $? > ${shellQuote(files.exit)}`,
+    ...(keepStatusOnHangup ? runOutlivingHangup(argv, files) : [`${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)}`, `echo $? > ${shellQuote(files.exit)}`]),
     '',
   ].join('\n'));
   chmodSync(files.script, 0o700);
@@ -135,6 +135,24 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files }) {
   return { proc, go, socket };
 }
 
+/**
+ * The program run as an interactive shell runs a job when its terminal hangs up: the shell gets
+ * the kernel's SIGHUP and passes it on to the job (bash does, for every job), but, unlike bash,
+ * waits for the job to end and writes its exit status. The job is started in the background
+ * only to be waitable around the signal; it reads the terminal (fd 3: an asynchronous list's
+ * own stdin is /dev/null) and, without job control, stays in the terminal's foreground group.
+ */
+function runOutlivingHangup(argv, files) {
+  return [
+    "trap 'kill -HUP $child 2>/dev/null' HUP",
+    'exec 3<&0',
+    `${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)} <&3 &`,
+    'child=$!',
+    'while :; do wait $child; status=$?; kill -0 $child 2>/dev/null || break; done',
+    `echo $status > ${shellQuote(files.exit)}`,
+  ];
+}
+
 /** Paths for one pane's files under `dir` with a name prefix. */
 export function paneFiles(dir, name) {
   return {
@@ -143,4 +161,18 @@ export function paneFiles(dir, name) {
     stderr: join(dir, `${name}.stderr`),
     exit: join(dir, `${name}.exit`),
   };
+}
+
+/**
+ * The capture lab's snapshot of agentwrap (driver.mjs snapshotAgentwrap) holds dist/, packs/
+ * and package.json but not the native relay addon, so the snapshot ran on the event-loop relay
+ * and without the addon's exit hook, unlike an installed agentwrap. The e2e runs copy the
+ * worktree's build/Release/agentwrap_relay.node into it (when built) and say which relay ran.
+ */
+export function snapshotWithNativeRelay(snapshot, repo) {
+  const addon = join(repo, 'build', 'Release', 'agentwrap_relay.node');
+  if (!existsSync(addon)) return { ...snapshot, relay: 'event loop (build/Release/agentwrap_relay.node not built)' };
+  mkdirSync(join(snapshot.dir, 'build', 'Release'), { recursive: true });
+  copyFileSync(addon, join(snapshot.dir, 'build', 'Release', 'agentwrap_relay.node'));
+  return { ...snapshot, relay: 'native' };
 }

@@ -58,7 +58,7 @@ interface Pane {
 }
 
 let paneCount = 0;
-function openPane(body: string | ((dir: string) => string)): Pane {
+function openPane(body: string | ((dir: string) => string), { parentKeepsHangup = false } = {}): Pane {
   const { dir, root, env } = stateRoot();
   mkdirSync(dir, { recursive: true });
   const socket = `aw-hangup-${process.pid}-${paneCount++}`;
@@ -70,6 +70,7 @@ function openPane(body: string | ((dir: string) => string)): Pane {
   const command = [
     'env',
     ...Object.entries(env).map(([key, value]) => `${key}=${value}`),
+    ...(parentKeepsHangup ? ['HANGUP_PARENT_KEEPS_SIGHUP=1'] : []),
     process.execPath,
     PARENT,
     result,
@@ -136,6 +137,15 @@ async function expectQuietEnding(pane: Pane): Promise<{ code: number | null; sig
 describe.skipIf(!hasTmux)('a terminal that goes away (tmux kill-server) ends the session quietly', () => {
   it('under a running agent: the agent gets SIGHUP, agentwrap exits with its status', async () => {
     const pane = openPane(SLEEP_FOREVER);
+    await waitForRecord(pane);
+    pane.killServer();
+    const exit = await expectQuietEnding(pane);
+    expect(pane.agentLog()).toBe('HUP\n');
+    expect(exit).toMatchObject({ code: 129, signal: null });
+  });
+
+  it('under a silent agent, with no SIGHUP passed on to agentwrap: its terminal alone tells it', async () => {
+    const pane = openPane(SLEEP_FOREVER, { parentKeepsHangup: true });
     await waitForRecord(pane);
     pane.killServer();
     const exit = await expectQuietEnding(pane);

@@ -14,6 +14,13 @@ import type { OuterTerminal, TerminalSize } from '../../adapters/terminal.js';
  */
 export const SIGNAL_GRACE_MS = 5_000;
 
+/**
+ * How often agentwrap looks whether its terminal hung up (two isatty calls) while nothing it
+ * writes or reads would tell it: a silent agent, and no SIGHUP because the shell that owned
+ * the terminal caught the hangup and passed nothing on.
+ */
+export const HANGUP_LOOK_MS = 1_000;
+
 /** Signals to agentwrap that go on to the agent. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
 
@@ -65,6 +72,11 @@ export function handleSignals(
     if (terminal.onGone !== undefined) disposers.push(terminal.onGone(() => forward('SIGHUP')));
     // Gone already (hung up while agentwrap was starting): the listener above came too late.
     if (terminal.isGone?.() === true) forward('SIGHUP');
+    if (terminal.isGone !== undefined) {
+      const look = setInterval(() => terminal.isGone?.(), HANGUP_LOOK_MS);
+      look.unref();
+      disposers.push(() => clearInterval(look));
+    }
     for (const signal of FORWARDED_SIGNALS) on(signal, forward);
     // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
     // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
