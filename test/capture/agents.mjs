@@ -77,6 +77,54 @@ export const AGENTS = {
     // answering it restarts the CLI ("Gemini CLI is restarting to apply the trust changes...").
     startup: [{ key: '\r', then: 'idle', restarts: true, repaintBytes: 1000 }],
   },
+  pi: {
+    pkg: '@mariozechner/pi-coding-agent',
+    version: '0.73.1',
+    bin: 'pi',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  grok: {
+    pkg: '@vibe-kit/grok-cli',
+    version: '0.0.34',
+    bin: 'grok',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  qwen: {
+    pkg: '@qwen-code/qwen-code',
+    version: '0.24.4',
+    bin: 'qwen',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  crush: {
+    pkg: '@charmland/crush',
+    version: '0.96.1',
+    bin: 'crush',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  copilot: {
+    pkg: '@github/copilot',
+    version: '1.0.102',
+    bin: 'copilot',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  amp: {
+    pkg: '@sourcegraph/amp',
+    version: '0.0.1790142911-g7618fb',
+    bin: 'amp',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);
