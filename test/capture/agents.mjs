@@ -1,4 +1,4 @@
-// The four agent CLIs the capture lab drives: package, pinned version, binary name, and what
+// The agent CLIs the capture lab drives: package, pinned version, binary name, and what
 // the driver needs to know about each one's keys. Pins are the versions the committed corpus was
 // recorded with (issue 7); `--latest` overrides them.
 //
@@ -97,15 +97,10 @@ export const AGENTS = {
     pkg: '@qwen-code/qwen-code',
     version: '0.24.4',
     bin: 'qwen',
-    args: [],
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
-    startup: [],
-  },
-  crush: {
-    pkg: '@charmland/crush',
-    version: '0.96.1',
-    bin: 'crush',
-    args: [],
+    // 0.24 starts in "Auto mode" (an LLM classifier approves tool calls); the default mode asks.
+    args: ['--approval-mode', 'default'],
+    // Its approval came 0.57 s after the call (loaded machine), as Gemini CLI's does.
+    toolSettleMs: 1000,
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
@@ -114,14 +109,8 @@ export const AGENTS = {
     version: '1.0.102',
     bin: 'copilot',
     args: [],
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
-    startup: [],
-  },
-  amp: {
-    pkg: '@sourcegraph/amp',
-    version: '0.0.1790142911-g7618fb',
-    bin: 'amp',
-    args: [],
+    // Its approval box came 0.2-0.7 s after the call (loaded machine).
+    toolSettleMs: 1000,
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },

@@ -176,7 +176,10 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: firstRun } },
         general: { disableAutoUpdate: true, enableWelcomeBack: false },
         privacy: { usageStatisticsEnabled: false },
-        ui: { hideTips: true },
+        // After each turn 0.24 asks the model for a follow-up suggestion in a request that
+        // carries the tools, which the mock cannot tell from a new turn; off, so labels end the
+        // turn where Qwen does.
+        ui: { hideTips: true, enableFollowupSuggestions: false },
         model: { name: 'mock-model' },
       };
       write(join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
