@@ -188,7 +188,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
     }
     case 'grok': {
       // @vibe-kit/grok-cli: an OpenAI chat-completions client; key, base URL and model from the
-      // environment (its --help names them), user settings so it writes nothing new at start.
+      // environment (its --help names them); its user settings name the same URL and model.
       write(join(home, '.grok', 'user-settings.json'), JSON.stringify({ baseURL: `${baseUrl}/v1`, defaultModel: 'mock-model', models: ['mock-model'], settingsVersion: 2 }, null, 2));
       Object.assign(env, { GROK_API_KEY: 'dummy', GROK_BASE_URL: `${baseUrl}/v1`, GROK_MODEL: 'mock-model' });
       break;
