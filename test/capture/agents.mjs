@@ -101,6 +101,9 @@ export const AGENTS = {
     args: ['--approval-mode', 'default'],
     // Its approval came 0.57 s after the call (loaded machine), as Gemini CLI's does.
     toolSettleMs: 1000,
+    // On a loaded machine it prints a ripgrep warning, then stays silent for seconds before its
+    // first full paint (seen: a prompt typed then was lost); wait for the paint.
+    readyBytes: 20000,
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
