@@ -1,4 +1,4 @@
-// The four agent CLIs the capture lab drives: package, pinned version, binary name, and what
+// The agent CLIs the capture lab drives: package, pinned version, binary name, and what
 // the driver needs to know about each one's keys. Pins are the versions the committed corpus was
 // recorded with (issue 7); `--latest` overrides them.
 //
@@ -76,6 +76,46 @@ export const AGENTS = {
     // With folder trust on: "Do you trust the files in this folder? ● 1. Trust folder (work)";
     // answering it restarts the CLI ("Gemini CLI is restarting to apply the trust changes...").
     startup: [{ key: '\r', then: 'idle', restarts: true, repaintBytes: 1000 }],
+  },
+  pi: {
+    pkg: '@mariozechner/pi-coding-agent',
+    version: '0.73.1',
+    bin: 'pi',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  grok: {
+    pkg: '@vibe-kit/grok-cli',
+    version: '0.0.34',
+    bin: 'grok',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  qwen: {
+    pkg: '@qwen-code/qwen-code',
+    version: '0.24.4',
+    bin: 'qwen',
+    // 0.24 starts in "Auto mode" (an LLM classifier approves tool calls); the default mode asks.
+    args: ['--approval-mode', 'default'],
+    // Its approval came 0.57 s after the call (loaded machine), as Gemini CLI's does.
+    toolSettleMs: 1000,
+    // On a loaded machine it prints a ripgrep warning, then stays silent for seconds before its
+    // first full paint (seen: a prompt typed then was lost); wait for the paint.
+    readyBytes: 20000,
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  copilot: {
+    pkg: '@github/copilot',
+    version: '1.0.102',
+    bin: 'copilot',
+    args: [],
+    // Its approval box came 0.2-0.7 s after the call (loaded machine).
+    toolSettleMs: 1000,
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
   },
 };
 

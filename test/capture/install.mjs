@@ -38,7 +38,8 @@ export function probeVersion(bin) {
     timeout: 60_000,
     env: { ...process.env, HOME: home, CI: '1', NO_COLOR: '1' },
   });
-  const out = `${r.stdout ?? ''}`.trim();
+  // pi prints its version on stderr.
+  const out = (`${r.stdout ?? ''}`.trim() || `${r.stderr ?? ''}`.trim());
   if (r.status !== 0 || out === '') return undefined;
   return out.split('\n')[0];
 }

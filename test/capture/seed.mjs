@@ -14,6 +14,16 @@ import { applyPersonalityEnv } from './personalities.mjs';
 
 const DUMMY_KEY = 'sk-ant-api03-capture-lab-dummy-key-0000000000000000000000000000AA';
 
+// pi's seeded approval extension: ask (Yes/No) before every bash tool call.
+const PI_ASK_EXTENSION = `export default function (pi) {
+  pi.on('tool_call', async (event, ctx) => {
+    if (event.toolName !== 'bash' || !ctx.hasUI) return undefined;
+    const choice = await ctx.ui.select(\`Run this command?\\n\\n  \${event.input.command}\\n\`, ['Yes', 'No']);
+    return choice === 'Yes' ? undefined : { block: true, reason: 'Denied by the user' };
+  });
+}
+`;
+
 function write(path, text) {
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, text);
@@ -144,6 +154,60 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       };
       write(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
       Object.assign(env, { GEMINI_API_KEY: 'dummy-gemini-key', GOOGLE_GEMINI_BASE_URL: baseUrl });
+      break;
+    }
+    case 'pi': {
+      // A custom provider in models.json (docs/models.md of the package), chosen as the default.
+      const agentDir = join(home, '.pi', 'agent');
+      const models = { providers: { mock: { baseUrl: `${baseUrl}/v1`, api: 'openai-completions', apiKey: 'dummy', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false }, models: [{ id: 'mock-model', name: 'Mock Model', reasoning: false, contextWindow: 128000, maxTokens: 8192 }] } } };
+      write(join(agentDir, 'models.json'), JSON.stringify(models, null, 2));
+      write(join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: 'mock', defaultModel: 'mock-model', defaultThinkingLevel: 'off', enableInstallTelemetry: false, collapseChangelog: true }, null, 2));
+      // pi runs tools without asking, by design; users who want approvals add an extension (the
+      // package ships permission-gate.ts, which asks only for rm -rf/sudo/chmod 777). This one
+      // asks before every bash call, through the same ctx.ui.select dialog.
+      write(join(agentDir, 'extensions', 'ask-before-bash.ts'), PI_ASK_EXTENSION);
+      Object.assign(env, { PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' });
+      break;
+    }
+    case 'qwen': {
+      // Qwen Code (a Gemini CLI fork) with its OpenAI-compatible auth: key, base URL and model
+      // from the environment, the auth type chosen in settings so no auth dialog shows.
+      const settings = {
+        security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: firstRun } },
+        general: { disableAutoUpdate: true, enableWelcomeBack: false },
+        privacy: { usageStatisticsEnabled: false },
+        // After each turn 0.24 asks the model for a follow-up suggestion in a request that
+        // carries the tools, which the mock cannot tell from a new turn; off, so labels end the
+        // turn where Qwen does.
+        ui: { hideTips: true, enableFollowupSuggestions: false },
+        model: { name: 'mock-model' },
+      };
+      write(join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
+      Object.assign(env, { OPENAI_API_KEY: 'dummy', OPENAI_BASE_URL: `${baseUrl}/v1`, OPENAI_MODEL: 'mock-model' });
+      break;
+    }
+    case 'grok': {
+      // @vibe-kit/grok-cli: an OpenAI chat-completions client; key, base URL and model from the
+      // environment (its --help names them); its user settings name the same URL and model.
+      write(join(home, '.grok', 'user-settings.json'), JSON.stringify({ baseURL: `${baseUrl}/v1`, defaultModel: 'mock-model', models: ['mock-model'], settingsVersion: 2 }, null, 2));
+      Object.assign(env, { GROK_API_KEY: 'dummy', GROK_BASE_URL: `${baseUrl}/v1`, GROK_MODEL: 'mock-model' });
+      break;
+    }
+    case 'copilot': {
+      // GitHub Copilot CLI with a BYOK provider (docs.github.com "Using your own LLM models in
+      // GitHub Copilot CLI"): OpenAI chat completions at the mock, offline mode (no GitHub login,
+      // no telemetry), the work folder trusted unless the startup scenario wants the dialog.
+      const copilotHome = join(home, '.copilot');
+      write(join(copilotHome, 'config.json'), JSON.stringify({ trusted_folders: firstRun ? [] : [cwd] }, null, 2));
+      Object.assign(env, {
+        COPILOT_HOME: copilotHome,
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_BASE_URL: `${baseUrl}/v1`,
+        COPILOT_PROVIDER_API_KEY: 'dummy',
+        COPILOT_MODEL: 'mock-model',
+        COPILOT_OFFLINE: 'true',
+        COPILOT_AUTO_UPDATE: 'false',
+      });
       break;
     }
     default:

@@ -1,0 +1,80 @@
+// Offline checks of the lab's seeding for the agents added in issue 16 (pi, Qwen Code, Grok CLI,
+// Copilot CLI): each one is pointed at the mock and nowhere else, in the mode that asks before
+// a shell command.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seed } from './seed.mjs';
+import { AGENTS } from './agents.mjs';
+
+const BASE = 'http://127.0.0.1:45678';
+const dirs: string[] = [];
+
+function seeded(agent: string) {
+  const runDir = mkdtempSync(join(tmpdir(), `agents-seed-${agent}-`));
+  dirs.push(runDir);
+  return seed(agent, { runDir, baseUrl: BASE });
+}
+
+/** Every file the seeding wrote under HOME, as text. */
+function homeFiles(home: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[path.slice(home.length + 1)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(home);
+  return out;
+}
+
+/** URLs in the seeded environment and config files. */
+function urlsOf(s: { env: Record<string, string>; home: string }): string[] {
+  const text = [...Object.values(s.env), ...Object.values(homeFiles(s.home))].join('\n');
+  return text.match(/https?:\/\/[^\s"'`]+/g) ?? [];
+}
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('seeding of the issue-16 agents', () => {
+  it.each(['pi', 'qwen', 'grok', 'copilot'])('%s is pointed at the mock and at no other address', (agent) => {
+    const s = seeded(agent);
+    const urls = urlsOf(s);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(BASE), `${agent}: ${url}`).toBe(true);
+  });
+
+  it('pi gets a provider at the mock and an extension that asks before every bash call', () => {
+    const s = seeded('pi');
+    const models = JSON.parse(readFileSync(join(s.home, '.pi', 'agent', 'models.json'), 'utf8'));
+    expect(models.providers.mock.baseUrl).toBe(`${BASE}/v1`);
+    const settings = JSON.parse(readFileSync(join(s.home, '.pi', 'agent', 'settings.json'), 'utf8'));
+    expect([settings.defaultProvider, settings.defaultModel]).toEqual(['mock', models.providers.mock.models[0].id]);
+    const extension = readFileSync(join(s.home, '.pi', 'agent', 'extensions', 'ask-before-bash.ts'), 'utf8');
+    expect(extension).toContain("event.toolName !== 'bash'");
+    expect(extension).toContain('ctx.ui.select');
+    expect(s.env['PI_OFFLINE']).toBe('1');
+  });
+
+  it('qwen runs in the default approval mode without follow-up suggestions', () => {
+    const s = seeded('qwen');
+    expect(AGENTS['qwen']?.args).toEqual(['--approval-mode', 'default']);
+    const settings = JSON.parse(readFileSync(join(s.home, '.qwen', 'settings.json'), 'utf8'));
+    expect(settings.security.auth.selectedType).toBe('openai');
+    expect(settings.ui.enableFollowupSuggestions).toBe(false);
+    expect(s.env['OPENAI_BASE_URL']).toBe(`${BASE}/v1`);
+  });
+
+  it('copilot uses its BYOK provider offline, with the work folder trusted', () => {
+    const s = seeded('copilot');
+    expect(s.env['COPILOT_PROVIDER_BASE_URL']).toBe(`${BASE}/v1`);
+    expect(s.env['COPILOT_OFFLINE']).toBe('true');
+    const config = JSON.parse(readFileSync(join(s.home, '.copilot', 'config.json'), 'utf8'));
+    expect(config.trusted_folders).toEqual([s.cwd]);
+  });
+});
