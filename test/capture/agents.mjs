@@ -27,6 +27,20 @@ export const AGENTS = {
       { key: '\x1b[A', then: 'blocked' },
       { key: '\r', then: 'idle' },
     ],
+    // A new user's first start (`first-run`, seed `bare`): the same two dialogs, then "Make auto
+    // mode your default permission mode? ❯ Yes, set auto mode… / No, keep manual mode" (no index,
+    // no key-hint row). Onboarding proper (theme, login) cannot be reached against the mock: a
+    // home without `hasCompletedOnboarding` checks api.anthropic.com first and exits ("Unable to
+    // connect to Anthropic services", exit 1).
+    firstRun: [
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\x1b[A', then: 'blocked' },
+      // The nudge came 1.33 s after this answer at 80x24, the prompt box drawn in between.
+      { key: '\r', then: 'blocked', settleMs: 1500 },
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\r', then: 'idle' },
+    ],
   },
   codex: {
     pkg: '@openai/codex',
