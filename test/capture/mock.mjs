@@ -17,7 +17,8 @@
 // runs or asks to run it and sends the result in its next main request. `tool.name` and
 // `tool.input` (Anthropic only) call another of the CLI's tools (Edit, AskUserQuestion,
 // ExitPlanMode, Task…) with that input; "{cwd}" in an input string becomes the working folder the
-// request's system prompt names (Claude's Edit/Write want absolute paths).
+// request's system prompt names (Claude's Edit/Write want absolute paths), "{planFile}" the plan
+// file plan mode tells the model to write ("… create your plan at /…/plans/x.md").
 // A step { think?, error: { status, type, message }, retryable? } answers the request with that
 // HTTP error instead of a stream (`error_sent` and a `stream_end` carrying `error` and
 // `retryable`, so the driver knows a retried error does not end the turn).
@@ -188,11 +189,11 @@ export function errorBody(api, { status, type, message }) {
   return { error: { message, type, code: type } };
 }
 
-/** Replaces "{cwd}" in every string of a tool input with the request's working folder. */
-export function fillCwd(input, cwd) {
-  if (typeof input === 'string') return input.replaceAll('{cwd}', cwd);
-  if (Array.isArray(input)) return input.map((x) => fillCwd(x, cwd));
-  if (input && typeof input === 'object') return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, fillCwd(v, cwd)]));
+/** Replaces "{name}" in every string of a tool input with `vars[name]` ({cwd}, {planFile}). */
+export function fillVars(input, vars) {
+  if (typeof input === 'string') return input.replace(/\{(\w+)\}/g, (all, name) => vars[name] ?? all);
+  if (Array.isArray(input)) return input.map((x) => fillVars(x, vars));
+  if (input && typeof input === 'object') return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, fillVars(v, vars)]));
   return input;
 }
 
@@ -283,8 +284,12 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         const { step, stepNo } = nextStep('anthropic');
         if (step.error) return await sendError(res, 'anthropic', step, stepNo);
         const bash = tools.find((t) => t.name === 'Bash') ? 'Bash' : tools[0]?.name;
-        const cwd = /working directory:\s*(\S+)/i.exec(flatten(body.system))?.[1] ?? '.';
-        const s = step.tool ? { ...step, tool: { name: bash, ...step.tool, ...(step.tool.input ? { input: fillCwd(step.tool.input, cwd) } : {}) } } : step;
+        const context = `${flatten(body.system)} ${flatten(body.messages)}`;
+        const vars = {
+          cwd: /working directory:\s*(\S+)/i.exec(flatten(body.system))?.[1] ?? '.',
+          planFile: /(?:create your plan at|already exists at) (\/\S+?\.md)/.exec(context)?.[1] ?? 'plan.md',
+        };
+        const s = step.tool ? { ...step, tool: { name: bash, ...step.tool, ...(step.tool.input ? { input: fillVars(step.tool.input, vars) } : {}) } } : step;
         const enc = anthropicEvents(s, { model: body.model, msgId: `msg_${counter}`, toolId: `toolu_${counter}`, chunkChars: step.chunkChars });
         if (body.stream === false) return sendJson(res, anthropicMessage(s, body.model, counter));
         return await streamSteps(res, 'anthropic', s, stepNo, enc);

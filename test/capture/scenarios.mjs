@@ -220,12 +220,15 @@ Object.assign(SCENARIOS, {
     seed: { defaultMode: 'plan' },
     vary: (rng) => ({
       script: [
-        { think: 700, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'ExitPlanMode', input: { plan: '## Plan\n\n1. Add input validation to add().\n2. Add a test file.\n3. Document add() in the README.' } } },
+        // Plan mode lets the model write only its plan file, without asking; then it asks to exit.
+        { think: 700, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'Write', input: { file_path: '{planFile}', content: pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']) } } },
+        { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'ExitPlanMode', input: {} } },
         { think: 600 + Math.floor(rng() * 600), text: 'Plan approved. I will start with the validation.', chunkMs: 40 },
       ],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']) },
+        { do: 'auto_tool' },
         { do: 'approve' },
         { do: 'turn_end' },
         { do: 'idle', ms: 3000 },
