@@ -18,7 +18,7 @@ import {
   type DetectorState,
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
-import { isOperatorInput } from '../core/operator-input.js';
+import { isInterruptKey, isOperatorInput } from '../core/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -56,6 +56,7 @@ export class DetectorSession {
   private lastOutputAtMs: number | undefined;
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
+  private lastInterruptAtMs: number | undefined;
   private lastReportAtMs: number | undefined;
   /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
   private isReportPending = false;
@@ -98,6 +99,7 @@ export class DetectorSession {
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
     if (bytes === undefined || isOperatorInput(bytes)) this.lastOperatorInputAtMs = nowMs;
+    if (bytes !== undefined && isInterruptKey(bytes)) this.lastInterruptAtMs = nowMs;
     this.markSeen(nowMs);
   }
 
@@ -141,6 +143,7 @@ export class DetectorSession {
       lastOutputAtMs: this.lastOutputAtMs,
       lastInputAtMs: this.lastInputAtMs,
       lastOperatorInputAtMs: this.lastOperatorInputAtMs,
+      lastInterruptAtMs: this.lastInterruptAtMs,
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
       ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),
