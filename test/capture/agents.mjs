@@ -77,6 +77,8 @@ export const AGENTS = {
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // No first-run dialog with a configured provider.
     startup: [],
+    // Its model picker (`menus`).
+    menuCommand: '/models',
   },
   gemini: {
     pkg: '@google/gemini-cli',

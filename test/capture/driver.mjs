@@ -430,7 +430,9 @@ export async function runScenario(opts) {
         }
         case 'keys': {
           // The user at the keyboard opens and closes a menu or picker: no transition.
-          for (const k of action.keys) {
+          // "{menuCommand}" is the profile's model-picker command (default "/model").
+          for (const key of action.keys) {
+            const k = key === '{menuCommand}' ? profile.menuCommand ?? '/model' : key;
             await humanPause(action.pauseLo ?? 700, action.pauseHi ?? 1400);
             if (k.length > 1 && !k.startsWith('\x1b')) await typeText(k); else write(k, action.why ?? 'menu key');
             await snap(`keys ${JSON.stringify(k)}`);

@@ -248,7 +248,7 @@ Object.assign(SCENARIOS, {
   },
   'error-fatal': {
     vary: (rng) => ({
-      script: [{ think: 500 + Math.floor(rng() * 500), error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } }],
+      script: [{ think: 500 + Math.floor(rng() * 500), error: { status: 400, type: 'invalid_request_error', message: 'messages: text content blocks must be non-empty' } }],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, ['summarize the whole repository history', 'read everything and summarize']) },
@@ -272,10 +272,12 @@ Object.assign(SCENARIOS, {
     }),
   },
   'silent-tool': {
-    seed: { allow: ['Bash(sleep 8)'] },
+    // Allowed before in Claude, Gemini and OpenCode (seed.mjs); Codex runs it in its sandbox
+    // without asking when no escalation is requested.
+    seed: { allowShell: ['sleep 8'] },
     vary: (rng) => ({
       script: [
-        { think: 600, text: 'Waiting for the build to settle.', chunkMs: 35, tool: { command: 'sleep 8', description: 'Wait eight seconds' } },
+        { think: 600, text: 'Waiting for the build to settle.', chunkMs: 35, tool: { command: 'sleep 8', description: 'Wait eight seconds', escalate: false } },
         { think: 500 + Math.floor(rng() * 500), text: 'The wait is over; nothing else to do.', chunkMs: 40 },
       ],
       actions: [
@@ -338,7 +340,7 @@ Object.assign(SCENARIOS, {
         { do: 'idle', ms: 1500 },
         { do: 'keys', keys: ['/', '\x1b'] },
         { do: 'idle', ms: 1000 + Math.floor(rng() * 800) },
-        { do: 'keys', keys: ['/model', '\r', '\x1b'] },
+        { do: 'keys', keys: ['{menuCommand}', '\r', '\x1b'] },
         { do: 'idle', ms: 3000 },
       ],
     }),

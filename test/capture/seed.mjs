@@ -50,8 +50,8 @@ function seedWork(work) {
   if (r.status !== 0) throw new Error(`git init ${work}: ${r.stderr}`);
 }
 
-// `options` (a scenario's `seed`) adds what one scenario needs: `allow` (permission rules the
-// user approved before, e.g. "Bash(sleep 8)"), `defaultMode` (Claude's permission mode, e.g.
+// `options` (a scenario's `seed`) adds what one scenario needs: `allowShell` (shell commands the
+// user allowed before, e.g. "sleep 8", in each CLI's own syntax), `defaultMode` (Claude's permission mode, e.g.
 // "plan"), `bare` (Claude: no ~/.claude.json at all, a new user's first start).
 export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
@@ -85,7 +85,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       write(join(home, '.claude.json'), JSON.stringify(options.bare ? bareJson : claudeJson, null, 2));
       // The default mode asks before running shell commands; 2.1.x otherwise defaults to an
       // auto-approving mode that never shows the dialog.
-      const permissions = { defaultMode: options.defaultMode ?? 'default', ...(options.allow ? { allow: options.allow } : {}) };
+      const permissions = { defaultMode: options.defaultMode ?? 'default', ...(options.allowShell ? { allow: options.allowShell.map((c) => `Bash(${c})`) } : {}) };
       // Manual ("default") mode even when bare: the lab's approvals need it, and it is what makes
       // 2.1.332 ask "Make auto mode your default permission mode?".
       write(join(home, '.claude', 'settings.json'), JSON.stringify(options.bare ? { permissions: { defaultMode: 'default' } } : { permissions, autoUpdates: false }, null, 2));
@@ -128,7 +128,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         share: 'disabled',
         model: 'mock/mock-model',
         small_model: 'mock/mock-model',
-        permission: { bash: 'ask', edit: 'ask' },
+        permission: { bash: options.allowShell ? Object.fromEntries([...options.allowShell.map((c) => [c, 'allow']), ['*', 'ask']]) : 'ask', edit: 'ask' },
         provider: {
           mock: {
             npm: '@ai-sdk/openai-compatible',
@@ -150,6 +150,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         general: { disableAutoUpdate: true, disableUpdateNag: true },
         privacy: { usageStatisticsEnabled: false },
         ui: { theme: 'Default' },
+        ...(options.allowShell ? { tools: { allowed: options.allowShell.map((c) => `run_shell_command(${c})`) } } : {}),
       };
       write(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
       Object.assign(env, { GEMINI_API_KEY: 'dummy-gemini-key', GOOGLE_GEMINI_BASE_URL: baseUrl });
