@@ -73,8 +73,9 @@ export const AGENTS = {
     // of a session is the slow one). Latency is still measured from the mark.
     submitSettleMs: 900,
     toolSettleMs: 1500,
-    // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // Permission dialog: "△ Permission required … Allow once  Allow always  Reject". Its busy
+    // row says "esc interrupt" and asks for a second Esc ("esc again to interrupt").
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },
     // No first-run dialog with a configured provider.
     startup: [],
     // Its model picker (`menus`).

@@ -422,7 +422,10 @@ export async function runScenario(opts) {
           // The user stops the answer while it streams: the prompt comes back, idle (not done).
           await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS, { advance: false });
           await sleep(action.afterFirstByteMs ?? 1500);
-          const t = write(profile.keys.interrupt ?? '\x1b', 'interrupt');
+          // keys.interrupt: one key, or several pressed in a row (OpenCode: Esc twice).
+          const keys = [].concat(profile.keys.interrupt ?? '\x1b');
+          for (const k of keys.slice(0, -1)) { write(k, 'interrupt'); await sleep(250); }
+          const t = write(keys.at(-1), 'interrupt');
           mark('idle', t, { settle: 'quiet', why: 'interrupted' });
           await waitQuiet(800, 5000);
           await snap('after interrupt');
