@@ -260,7 +260,7 @@ Object.assign(SCENARIOS, {
   'error-retry': {
     vary: (rng) => ({
       script: [
-        ...Array.from({ length: 3 }, () => ({ think: 300, error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, retryable: true })),
+        ...Array.from({ length: 2 }, () => ({ think: 300, error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, retryable: true })),
         { think: 600 + Math.floor(rng() * 400), text: 'Sorry for the wait: the project has one function, add(a, b).', chunkMs: 40 },
       ],
       actions: [
