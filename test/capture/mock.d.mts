@@ -7,6 +7,7 @@ export interface MockStep {
   tool?: { command?: string; description?: string; name?: string; input?: Record<string, unknown>; escalate?: boolean; workdir?: string };
   error?: { status: number; type: string; message: string };
   retryable?: boolean;
+  sticky?: boolean;
 }
 export type SseEvent = [string | null, unknown];
 export interface Encoded { events: SseEvent[]; textDeltas: Set<SseEvent> }

@@ -19,9 +19,10 @@
 // ExitPlanMode, Task…) with that input; "{cwd}" in an input string becomes the working folder the
 // request's system prompt names (Claude's Edit/Write want absolute paths), "{planFile}" the plan
 // file plan mode tells the model to write ("… create your plan at /…/plans/x.md").
-// A step { think?, error: { status, type, message }, retryable? } answers the request with that
+// A step { think?, error: { status, type, message }, retryable?, sticky? } answers the request with that
 // HTTP error instead of a stream (`error_sent` and a `stream_end` carrying `error` and
-// `retryable`, so the driver knows a retried error does not end the turn).
+// `retryable`, so the driver knows a retried error does not end the turn). A `sticky` step is
+// never used up: every later main request gets it too.
 import { createServer } from 'node:http';
 import { EventEmitter } from 'node:events';
 
@@ -257,7 +258,8 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
   function nextStep(api) {
     const stepNo = stepIndex;
     const step = script[stepIndex];
-    if (step) { stepIndex++; return { step, stepNo }; }
+    // A `sticky` step answers every later main request too (an error that does not go away).
+    if (step) { if (!step.sticky) stepIndex++; return { step, stepNo }; }
     emit({ type: 'unscripted', api, kind: 'main' });
     return { step: { text: 'Done.' }, stepNo: -1 };
   }

@@ -248,7 +248,10 @@ Object.assign(SCENARIOS, {
   },
   'error-fatal': {
     vary: (rng) => ({
-      script: [{ think: 500 + Math.floor(rng() * 500), error: { status: 400, type: 'invalid_request_error', message: 'messages: text content blocks must be non-empty' } }],
+      // Sticky: Claude Code 2.1.332 re-sent the request 24 ms after a 400 invalid_request_error
+      // ("text content blocks must be non-empty") and got an answer; a key without permission
+      // fails the same way every time.
+      script: [{ think: 500 + Math.floor(rng() * 500), error: { status: 403, type: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' }, sticky: true }],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, ['summarize the whole repository history', 'read everything and summarize']) },
