@@ -98,8 +98,12 @@ export class DetectorSession {
   noteInput(bytes?: Uint8Array): void {
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
-    if (bytes === undefined || isOperatorInput(bytes)) this.lastOperatorInputAtMs = nowMs;
-    if (bytes !== undefined && isInterruptKey(bytes)) this.lastInterruptAtMs = nowMs;
+    // An interrupt key stops a turn and never starts one: live, Claude Code's screen flickered
+    // back to working after Esc, and the Esc, counted as unanswered input, opened a new turn
+    // whose end was published as done.
+    const isInterrupt = bytes !== undefined && isInterruptKey(bytes);
+    if (isInterrupt) this.lastInterruptAtMs = nowMs;
+    else if (bytes === undefined || isOperatorInput(bytes)) this.lastOperatorInputAtMs = nowMs;
     this.markSeen(nowMs);
   }
 
