@@ -31,6 +31,12 @@ const READY_CAP_MS = 30_000;
 const WAIT_CAP_MS = 120_000;
 /** After a text-only stream ends, a new main request this soon means the turn goes on. */
 const TURN_CONTINUE_MS = 1500;
+/**
+ * After an API error, a main request this soon is the CLI retrying: Codex 0.171.0 retried a 403
+ * after 0.4, 0.4, 0.9, 1.5 and 3.4 s, so the 1.5 s of a stream's end took its fourth error
+ * for the turn's end.
+ */
+const ERROR_RETRY_WAIT_MS = 8000;
 /** After a deny, a main request this soon means the CLI told the model and continues. */
 const DENY_FOLLOWUP_MS = 2500;
 
@@ -434,12 +440,16 @@ export async function runScenario(opts) {
         case 'keys': {
           // The user at the keyboard opens and closes a menu or picker: no transition.
           // "{menuCommand}" is the profile's model-picker command (default "/model").
+          const before = mock.events.length;
           for (const key of action.keys) {
             const k = key === '{menuCommand}' ? profile.menuCommand ?? '/model' : key;
             await humanPause(action.pauseLo ?? 700, action.pauseHi ?? 1400);
             if (k.length > 1 && !k.startsWith('\x1b')) await typeText(k); else write(k, action.why ?? 'menu key');
             await snap(`keys ${JSON.stringify(k)}`);
           }
+          // Menu keys must not reach the model: a request means they submitted a prompt.
+          await sleep(1500);
+          if (mock.events.slice(before).some(isMainRequest)) throw new Error(`menu keys ${JSON.stringify(action.keys)} sent a prompt to the model`);
           break;
         }
         case 'approve':
@@ -487,7 +497,7 @@ export async function runScenario(opts) {
             // A retried API error (overloaded, rate-limited) does not end the turn.
             const end = await waitEvent((e) => e.type === 'stream_end' && !e.tool && !e.retryable, action.capMs ?? WAIT_CAP_MS);
             if (!end) throw new Error('turn did not end');
-            const more = await waitEvent(isMainRequest, TURN_CONTINUE_MS, { advance: false });
+            const more = await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
             if (more) continue;
             mark('idle', end.t, { settle: 'quiet', why: 'final stream ended' });
             break;
