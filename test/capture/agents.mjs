@@ -17,6 +17,11 @@ export const AGENTS = {
     // 0.74 s on the loaded one the personality recordings were made on; blocked is labeled from
     // 1 s after the call (latency is still measured from the call).
     toolSettleMs: 1000,
+    // After Enter it draws nothing until its UserPromptSubmit hooks return, agentwrap's own
+    // among them: 0.95–1.05 s on the loaded machine of the working-day recordings (error-retry,
+    // error-fatal, queued), where the earlier corpus saw it draw within 0.4 s. Latency is
+    // still measured from Enter.
+    submitSettleMs: 1200,
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // With trust and the API key left unapproved: "Accessing workspace: … Yes, I trust this
     // folder" ("No, exit" is focused), then "Detected a custom API key in your environment …
