@@ -341,7 +341,9 @@ Object.assign(SCENARIOS, {
       script: [],
       actions: [
         { do: 'idle', ms: 1500 },
-        { do: 'keys', keys: ['/', '\x1b'] },
+        // Esc closes Claude Code's slash menu but leaves the "/" typed: Backspace clears it
+        // (without it the next "/model" became "//model" and was sent as a prompt).
+        { do: 'keys', keys: ['/', '\x1b', '\x7f'] },
         { do: 'idle', ms: 1000 + Math.floor(rng() * 800) },
         { do: 'keys', keys: ['{menuCommand}', '\r', '\x1b'] },
         { do: 'idle', ms: 3000 },
