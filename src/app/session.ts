@@ -18,7 +18,7 @@ import {
   type DetectorState,
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
-import { inputSource } from '../core/operator-input.js';
+import { inputSource, isInterruptKey } from '../core/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -56,6 +56,7 @@ export class DetectorSession {
   private lastOutputAtMs: number | undefined;
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
+  private lastInterruptAtMs: number | undefined;
   private lastReportAtMs: number | undefined;
   /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
   private isReportPending = false;
@@ -100,7 +101,12 @@ export class DetectorSession {
     if (source === 'terminal') return;
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
-    if (source === 'typed') this.lastOperatorInputAtMs = nowMs;
+    // An interrupt key stops a turn and never starts one: live, Claude Code's screen flickered
+    // back to working after Esc, and the Esc, counted as unanswered input, opened a new turn
+    // whose end was published as done.
+    const isInterrupt = bytes !== undefined && isInterruptKey(bytes);
+    if (isInterrupt) this.lastInterruptAtMs = nowMs;
+    else if (source === 'typed') this.lastOperatorInputAtMs = nowMs;
     this.markSeen(nowMs);
   }
 
@@ -144,6 +150,7 @@ export class DetectorSession {
       lastOutputAtMs: this.lastOutputAtMs,
       lastInputAtMs: this.lastInputAtMs,
       lastOperatorInputAtMs: this.lastOperatorInputAtMs,
+      lastInterruptAtMs: this.lastInterruptAtMs,
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
       ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),

@@ -89,6 +89,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         stuck: payload.state.stuck,
         winner: payload.state.winner,
         rule_id: payload.state.ruleId ?? null,
+        reason: payload.state.reason ?? null,
         state_since_s: (payload.now_ms - payload.state.stateSinceMs) / 1000,
         version_note: payload.version_note,
         pack_notes: payload.pack_notes,
@@ -103,7 +104,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   }
   const s = payload.state;
   const lines = [
-    `session ${payload.key} (${payload.agent}): ${s.state}${s.stuck ? ' (stuck)' : ''} for ${((payload.now_ms - s.stateSinceMs) / 1000).toFixed(1)}s — winner ${s.winner}${s.ruleId === undefined ? '' : `, rule ${s.ruleId}`}`,
+    `session ${payload.key} (${payload.agent}): ${s.state}${s.stuck ? ' (stuck)' : ''} for ${((payload.now_ms - s.stateSinceMs) / 1000).toFixed(1)}s — winner ${s.winner}${s.ruleId === undefined ? '' : `, rule ${s.ruleId}`}${s.reason === undefined ? '' : `, reason ${s.reason}`}`,
   ];
   if (payload.version_note !== null) lines.push(`warning: ${payload.version_note}`);
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);

@@ -164,6 +164,8 @@ export interface Decision {
   readonly isCpuBusy: boolean | undefined;
   /** The reporter source whose claim decided (winner `reporter`); absent otherwise. */
   readonly reportSource?: string;
+  /** The winning rule's `reason` (e.g. "api-error"), when it declares one. */
+  readonly reason?: string;
 }
 
 /** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
@@ -218,7 +220,7 @@ export function arbitrate(
       notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
     }
   }
-  const finish = finisher(notes, liveClaims, isCpuBusy);
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict);
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -315,8 +317,9 @@ type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, win
  * The one way arbitrate() returns: the decision with its step, and the notes of every live
  * reporter claim it outranked (or the claim it followed).
  */
-function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined): Finish {
+function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined, verdict: PackVerdict | undefined): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
+    const reason = ruleId === undefined ? undefined : verdict?.matches.find((match) => match.ruleId === ruleId)?.reason;
     const outranked = liveClaims.filter((live) => live !== claim);
     if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
     if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
@@ -330,6 +333,7 @@ function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: bo
       isFinal: step === 'process-exit',
       isCpuBusy,
       ...(claim === undefined ? {} : { reportSource: claim.source }),
+      ...(reason === undefined ? {} : { reason }),
     };
   };
 }

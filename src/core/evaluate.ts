@@ -190,6 +190,7 @@ function toMatch(rule: CompiledRule): RuleMatch {
     priority: rule.rule.priority,
     strength: rule.rule.strength,
     region: regionLabel(rule.rule.region),
+    ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
   };
 }
 

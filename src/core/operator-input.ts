@@ -98,3 +98,15 @@ export function inputSource(bytes: Uint8Array): InputSource {
 export function isOperatorInput(bytes: Uint8Array): boolean {
   return inputSource(bytes) === 'typed';
 }
+
+/**
+ * Whether `bytes` are one press of an interrupt key: a bare Esc or Ctrl-C, also as the kitty
+ * keyboard protocol sends them (`CSI 27 u`, `CSI 99;5 u`, with an optional event type). A turn
+ * that ends right after one was stopped by the operator, who is at the keyboard: it settles to
+ * idle, not done (session-state.ts).
+ */
+export function isInterruptKey(bytes: Uint8Array): boolean {
+  if (bytes.length === 1) return bytes[0] === ESC || bytes[0] === 0x03;
+  const text = String.fromCharCode(...bytes.subarray(0, 16));
+  return /^\x1b\[(?:27(?:;1(?::1)?)?|99;5(?::1)?)u$/.test(text);
+}

@@ -25,7 +25,10 @@ const RULE_KEYS = new Set([
   'gate',
   'min_engine_version',
   'description',
+  'reason',
 ]);
+/** A rule's `reason`: a short label published with the state it decides (e.g. "api-error"). */
+const REASON_PATTERN = /^[a-z0-9][a-z0-9 ._:()-]{0,63}$/i;
 const GATE_KEYS = ['all', 'any', 'not', 'contains', 'regex', 'line_regex'] as const;
 const RULE_STATES: readonly RuleState[] = ['working', 'blocked', 'idle', 'freeze'];
 const STRENGTHS: readonly Strength[] = ['strong', 'weak'];
@@ -177,6 +180,11 @@ function parseRule(raw: unknown, index: number, pack: { carets: readonly string[
   const rawDescription = raw['description'];
   if (rawDescription !== undefined && typeof rawDescription !== 'string') err('description', `description must be a string, got ${typeName(rawDescription)}`);
 
+  const rawReason = raw['reason'];
+  if (rawReason !== undefined && (typeof rawReason !== 'string' || !REASON_PATTERN.test(rawReason))) {
+    err('reason', `reason must be a short label (letters, digits, space . _ : ( ) -, at most 64), got ${typeof rawReason === 'string' ? JSON.stringify(rawReason) : typeName(rawReason)}`);
+  }
+
   const { lists, gate } = parseMatchers(raw, { ruleId: idForMessages, index, headerLine, lines, out, at });
 
   if (out.errors.length > errorsBefore || state === undefined || region === undefined || minEngine === undefined) return undefined;
@@ -197,6 +205,7 @@ function parseRule(raw: unknown, index: number, pack: { carets: readonly string[
       gate,
       minEngineVersion: minEngine,
       description: typeof rawDescription === 'string' ? rawDescription : undefined,
+      ...(typeof rawReason === 'string' ? { reason: rawReason } : {}),
       line: headerLine,
     },
   };

@@ -7,8 +7,9 @@ import type { RuleState, Strength } from './types.js';
  * `min_engine_version` is skipped, not misread. Bump it when the engine gains something a pack
  * can depend on (a new region, gate form or key) that an older engine would reject or misread.
  * - v1: flat matchers, line_regex/forbids_regex, nested gates, every region in docs/packs.md.
+ * - v2: a rule's `reason`, published in the record with the state the rule decides.
  */
-export const RULE_ENGINE_VERSION = 1;
+export const RULE_ENGINE_VERSION = 2;
 export const PACK_SCHEMA_VERSION = 1;
 
 /** Limits, each far beyond what a real pack needs; see docs/packs.md "Limits". */
@@ -51,6 +52,8 @@ export interface PackRule {
   readonly gate: GateNode | undefined;
   readonly minEngineVersion: number;
   readonly description: string | undefined;
+  /** Published with the state this rule decides (record `reason`), e.g. "api-error". */
+  readonly reason?: string;
   /** 1-based line of the rule's `[[rule]]` header, for messages. */
   readonly line: number | undefined;
 }

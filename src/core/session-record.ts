@@ -86,6 +86,8 @@ export interface SessionRecord extends ConventionRecord {
   readonly winner: string | null;
   /** The pack rule that won, when a rule did. */
   readonly rule_id: string | null;
+  /** Why the state is what it is, when the winning rule says (its `reason`, e.g. "api-error"); absent otherwise. */
+  readonly reason?: string;
   /** The terminal title, sanitized and bounded; absent when the agent set none. */
   readonly title?: string;
   readonly agent_version?: string;
@@ -140,6 +142,7 @@ export interface SessionRecordInput {
   readonly stuck: boolean;
   readonly winner: string | null;
   readonly ruleId: string | null;
+  readonly reason?: string;
   /** Raw title as the agent set it; sanitized here. */
   readonly title?: string;
   readonly agentVersion?: string;
@@ -187,6 +190,7 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     stuck: input.stuck,
     winner: input.winner,
     rule_id: input.ruleId,
+    ...(input.reason === undefined || input.reason === '' ? {} : { reason: sanitizeTitle(input.reason, 64) }),
     ...(title === '' ? {} : { title }),
     ...(version === '' ? {} : { agent_version: version }),
     ...(agentSessionId === '' ? {} : { agent_session_id: agentSessionId }),
@@ -373,6 +377,8 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
   const agentVersion = optionalString(json, 'agent_version');
   const agentSessionId = optionalString(json, 'agent_session_id');
   if (title === false || agentVersion === false || agentSessionId === false) return undefined;
+  // Additive and optional, like tmux: a malformed reason is dropped, not the record.
+  const reason = typeof json['reason'] === 'string' && json['reason'] !== '' ? sanitizeTitle(json['reason'], 64) : undefined;
   const rawMetadata = json['metadata'];
   if (rawMetadata !== undefined && (!isObject(rawMetadata) || Object.values(rawMetadata).some((v) => typeof v !== 'string'))) return undefined;
   const metadata = sanitizeMetadata(rawMetadata as Readonly<Record<string, unknown>> | undefined);
@@ -398,6 +404,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     stuck,
     winner,
     rule_id,
+    ...(reason === undefined ? {} : { reason }),
     // A title read back is sanitized again: the file may not have been written by this code.
     ...(title === undefined ? {} : { title: sanitizeTitle(title) }),
     ...(agentVersion === undefined ? {} : { agent_version: agentVersion }),

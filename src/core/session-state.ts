@@ -4,10 +4,20 @@
  * reached after a turn's work (working or blocked, even through unknown) that nobody has seen
  * since. A turn starts when `working` is published after operator input that no turn has
  * answered yet, or after start with a prompt given on the command line; work without one
- * (start-up: loading, a first spinner, a trust dialog) settles to idle, not done.
+ * (start-up: loading, a first spinner, a trust dialog) settles to idle, not done. Neither does a
+ * turn the operator stopped: idle reached within INTERRUPT_SETTLE_MS of an interrupt key (Esc,
+ * Ctrl-C) pressed during the turn is the operator's own doing, seen as it happens.
  */
 import type { EvidenceKind } from './arbitrate.js';
 import { ROLLUP_ORDER, type AgentState, type RawState } from './types.js';
+
+/**
+ * How soon after an interrupt key a turn's end counts as stopped by the operator. Claude Code
+ * draws "Interrupted · What should Claude do instead?" and its prompt well within a second of
+ * Esc; debounce adds its idle hold (300 ms) and a tick. Three seconds leaves room on a loaded
+ * machine without taking a completion that came long after an Esc that closed a menu.
+ */
+export const INTERRUPT_SETTLE_MS = 3000;
 
 export interface SessionState {
   /** The public state: raw state with `done` derived from `seen`. */
@@ -23,6 +33,8 @@ export interface SessionState {
   readonly seen: boolean;
   /** A turn's work (working or blocked) has been published since the last idle; reaching idle then is a completion. */
   readonly hasWorkPending: boolean;
+  /** When the running turn started (working published after input); undefined between turns. */
+  readonly turnStartedAtMs?: number | undefined;
   /** The newest operator input a turn has started answering (inputs up to it are answered). */
   readonly answeredInputAtMs: number | undefined;
   /** A prompt given on the command line that no turn has answered yet. */
@@ -30,6 +42,8 @@ export interface SessionState {
   /** The evidence behind the published state (kept while debounce holds a different decision). */
   readonly winner: EvidenceKind;
   readonly ruleId: string | undefined;
+  /** The winning rule's `reason` (e.g. "api-error"); undefined when it declares none. */
+  readonly reason?: string | undefined;
 }
 
 /** One published frame from debounce + watchdog, with the evidence behind it. */
@@ -38,6 +52,7 @@ export interface PublishedFrame {
   readonly stuck: boolean;
   readonly winner: EvidenceKind;
   readonly ruleId: string | undefined;
+  readonly reason?: string | undefined;
 }
 
 export function initialSessionState(nowMs: number, hasCommandLinePrompt = false): SessionState {
@@ -67,9 +82,11 @@ function withChanges(previous: SessionState, next: Omit<SessionState, 'revision'
     next.stuck !== previous.stuck ||
     next.seen !== previous.seen ||
     next.winner !== previous.winner ||
-    next.ruleId !== previous.ruleId;
+    next.ruleId !== previous.ruleId ||
+    next.reason !== previous.reason;
   const isTurnChanged =
     next.hasWorkPending !== previous.hasWorkPending ||
+    next.turnStartedAtMs !== previous.turnStartedAtMs ||
     next.answeredInputAtMs !== previous.answeredInputAtMs ||
     next.isPromptPending !== previous.isPromptPending;
   if (!isChanged && !isTurnChanged) return previous;
@@ -82,18 +99,26 @@ function withChanges(previous: SessionState, next: Omit<SessionState, 'revision'
 
 /**
  * `lastInputAtMs`: when the operator last typed into the agent (terminal replies excluded, see
- * operator-input.ts); undefined when never.
+ * operator-input.ts); undefined when never. `lastInterruptAtMs`: when the operator last pressed an
+ * interrupt key (Esc, Ctrl-C).
  */
-export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number, lastInputAtMs?: number): SessionState {
+export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number, lastInputAtMs?: number, lastInterruptAtMs?: number): SessionState {
   const isWork = published.raw === 'working' || published.raw === 'blocked';
   const isInputUnanswered = lastInputAtMs !== undefined && (state.answeredInputAtMs === undefined || lastInputAtMs > state.answeredInputAtMs);
   // Working after unanswered input (or the command line's prompt) starts a turn; input typed
   // while a turn works (a queued prompt) stays unanswered for the next one.
   const isTurnStart = published.raw === 'working' && !state.hasWorkPending && (isInputUnanswered || state.isPromptPending);
   const isCompletion = published.raw === 'idle' && state.raw !== 'idle' && state.hasWorkPending;
-  // A completion resets `seen`: a keystroke typed while the agent worked did not look at the result.
-  const seen = isCompletion ? false : state.seen;
+  // A completion resets `seen`: a keystroke typed while the agent worked did not look at the
+  // result. An interrupt key is different: the operator stopped the turn and watches it end.
+  const isInterrupted =
+    isCompletion &&
+    lastInterruptAtMs !== undefined &&
+    lastInterruptAtMs >= (state.turnStartedAtMs ?? Number.NEGATIVE_INFINITY) &&
+    nowMs - lastInterruptAtMs <= INTERRUPT_SETTLE_MS;
+  const seen = isCompletion ? isInterrupted : state.seen;
   const hasWorkPending = isTurnStart || (isWork && state.hasWorkPending) ? true : published.raw === 'idle' ? false : state.hasWorkPending;
+  const turnStartedAtMs = isTurnStart ? nowMs : hasWorkPending ? state.turnStartedAtMs : undefined;
   return withChanges(
     state,
     {
@@ -102,10 +127,12 @@ export function reduceSession(state: SessionState, published: PublishedFrame, no
       stuck: published.raw === 'working' && published.stuck,
       seen,
       hasWorkPending,
+      turnStartedAtMs,
       answeredInputAtMs: isTurnStart && isInputUnanswered ? lastInputAtMs : state.answeredInputAtMs,
       isPromptPending: state.isPromptPending && !isTurnStart,
       winner: published.winner,
       ruleId: published.ruleId,
+      reason: published.reason,
     },
     nowMs,
   );

@@ -165,9 +165,11 @@ export function tick(
       stuck: dog.stuck,
       winner: isDecisionPublished ? decision.winner : previousSession.winner,
       ruleId: isDecisionPublished ? decision.ruleId : previousSession.ruleId,
+      reason: isDecisionPublished ? decision.reason : previousSession.reason,
     },
     nowMs,
     snapshot.lastOperatorInputAtMs,
+    snapshot.lastInterruptAtMs,
   );
   // A keystroke after the completion was published means the operator looked (replay gets
   // seen/done from recorded input this way; the live loop may also call markDetectorSeen at once).

@@ -122,6 +122,8 @@ export interface EvidenceSnapshot {
    * and mouse reports (core/operator-input.ts): what starts a turn. Absent: none seen.
    */
   readonly lastOperatorInputAtMs?: number | undefined;
+  /** The last interrupt key the operator pressed (Esc, Ctrl-C; core/operator-input.ts). Absent: none. */
+  readonly lastInterruptAtMs?: number | undefined;
   readonly process: ProcessEvidence;
   readonly exit: ExitEvidence | undefined;
   /**
@@ -185,6 +187,8 @@ export interface RuleMatch {
   readonly priority: number;
   readonly strength: Strength;
   readonly region: string;
+  /** The rule's `reason`, when it declares one. */
+  readonly reason?: string;
 }
 
 /**

@@ -50,4 +50,19 @@ describe('no done without a turn (replayed recordings)', () => {
     expect(loaded.recording.events.some((e) => e.kind === 'i')).toBe(true);
     expect(states.map((s) => s.state).slice(0, 6)).toEqual(['unknown', 'idle', 'working', 'blocked', 'working', 'done']);
   });
+
+  it.each(['80x24', '120x40'])('Claude Code interrupted with Esc mid-answer (interrupt-%s): working, then idle, never done', async (size) => {
+    // recordings/claude/interrupt-*.cast: the lab's driver pressed Esc 2–3.5 s after the first
+    // streamed byte; Claude drew "⎿ Interrupted · What should Claude do instead?" and its prompt.
+    const { loaded, states } = await replay(`recordings/claude/interrupt-${size}.cast`);
+
+    expect(loaded.recording.events.some((e) => e.kind === 'i' && e.data === '\x1b')).toBe(true);
+    expect(states.map((s) => s.state)).toEqual(['unknown', 'idle', 'working', 'idle']);
+  });
+
+  it('the same turn left to finish (simple-80x24) still ends in done', async () => {
+    const { states } = await replay('recordings/claude/simple-80x24.cast');
+
+    expect(states.map((s) => s.state)).toContain('done');
+  });
 });

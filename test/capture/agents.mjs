@@ -17,6 +17,11 @@ export const AGENTS = {
     // 0.74 s on the loaded one the personality recordings were made on; blocked is labeled from
     // 1 s after the call (latency is still measured from the call).
     toolSettleMs: 1000,
+    // After Enter it draws nothing until its UserPromptSubmit hooks return, agentwrap's own
+    // among them: 0.95–1.05 s on the loaded machine of the working-day recordings (error-retry,
+    // error-fatal, queued), where the earlier corpus saw it draw within 0.4 s. Latency is
+    // still measured from Enter.
+    submitSettleMs: 1200,
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     // With trust and the API key left unapproved: "Accessing workspace: … Yes, I trust this
     // folder" ("No, exit" is focused), then "Detected a custom API key in your environment …
@@ -25,6 +30,20 @@ export const AGENTS = {
       { key: '\x1b[B', then: 'blocked' },
       { key: '\r', then: 'blocked' },
       { key: '\x1b[A', then: 'blocked' },
+      { key: '\r', then: 'idle' },
+    ],
+    // A new user's first start (`first-run`, seed `bare`): the same two dialogs, then "Make auto
+    // mode your default permission mode? ❯ Yes, set auto mode… / No, keep manual mode" (no index,
+    // no key-hint row). Onboarding proper (theme, login) cannot be reached against the mock: a
+    // home without `hasCompletedOnboarding` checks api.anthropic.com first and exits ("Unable to
+    // connect to Anthropic services", exit 1).
+    firstRun: [
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\x1b[A', then: 'blocked' },
+      // The nudge came 1.33 s after this answer at 80x24, the prompt box drawn in between.
+      { key: '\r', then: 'blocked', settleMs: 1500 },
+      { key: '\x1b[B', then: 'blocked' },
       { key: '\r', then: 'idle' },
     ],
   },
@@ -59,10 +78,13 @@ export const AGENTS = {
     // of a session is the slow one). Latency is still measured from the mark.
     submitSettleMs: 900,
     toolSettleMs: 1500,
-    // Permission dialog: "△ Permission required … Allow once  Allow always  Reject".
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // Permission dialog: "△ Permission required … Allow once  Allow always  Reject". Its busy
+    // row says "esc interrupt" and asks for a second Esc ("esc again to interrupt").
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },
     // No first-run dialog with a configured provider.
     startup: [],
+    // Its model picker (`menus`).
+    menuCommand: '/models',
   },
   gemini: {
     pkg: '@google/gemini-cli',

@@ -31,6 +31,12 @@ const READY_CAP_MS = 30_000;
 const WAIT_CAP_MS = 120_000;
 /** After a text-only stream ends, a new main request this soon means the turn goes on. */
 const TURN_CONTINUE_MS = 1500;
+/**
+ * After an API error, a main request this soon is the CLI retrying: Codex 0.171.0 retried a 403
+ * after 0.4, 0.4, 0.9, 1.5 and 3.4 s, so the 1.5 s of a stream's end took its fourth error
+ * for the turn's end.
+ */
+const ERROR_RETRY_WAIT_MS = 8000;
 /** After a deny, a main request this soon means the CLI told the model and continues. */
 const DENY_FOLLOWUP_MS = 2500;
 
@@ -240,7 +246,7 @@ export async function runScenario(opts) {
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
-  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name });
+  const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name, options: SCENARIOS[scenario].seed });
   const tmuxServer = persona.tmuxServer ? startTmuxServer(`${agent}-${name}`, cols, rows, rlog) : undefined;
   if (tmuxServer) Object.assign(seeded.env, tmuxServer.env);
   mkdirSync(outDir, { recursive: true });
@@ -374,7 +380,8 @@ export async function runScenario(opts) {
           break;
         case 'startup': {
           mark('blocked', readyAt, { settle: 0, why: 'first-run dialog' });
-          for (const step of profile.startup) {
+          // `steps` names another sequence of the profile (e.g. `firstRun`: nothing seeded at all).
+          for (const step of profile[action.steps ?? 'startup']) {
             if (step.key === '\r') await humanPause(1500, 2500); else await humanPause(400, 900);
             await snap('startup dialog');
             const t = write(step.key, 'startup');
@@ -397,12 +404,52 @@ export async function runScenario(opts) {
           break;
         }
         case 'prompt': {
+          // `whileStreaming`: a second prompt typed while the current answer streams (queued).
+          if (action.whileStreaming) { await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS); await sleep(action.afterFirstByteMs ?? 800); }
           await typeText(action.text);
           await humanPause(300, 700);
           cursor = mock.events.length;
           const t = write(profile.keys.submit, 'submit');
           mark('working', t, { settle: profile.submitSettleMs, why: 'prompt submitted' });
           lastWasDeny = false;
+          break;
+        }
+        case 'auto_tool': {
+          // A tool the CLI runs without asking (pre-approved shell, Read, Task): no dialog, no
+          // key; the turn stays working until the tool's result comes back as a main request.
+          const call = await waitEvent((e) => e.type === 'tool_call_sent');
+          if (!call) throw new Error('no tool call from the mock');
+          const result = await waitEvent(isMainRequest, action.capMs ?? 30_000, { advance: false });
+          if (!result) throw new Error(`tool ${call.detail} never reported back (did the CLI ask for approval?)`);
+          devent('auto-run', `tool ran without approval: ${call.detail}`);
+          break;
+        }
+        case 'interrupt': {
+          // The user stops the answer while it streams: the prompt comes back, idle (not done).
+          await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS, { advance: false });
+          await sleep(action.afterFirstByteMs ?? 1500);
+          // keys.interrupt: one key, or several pressed in a row (OpenCode: Esc twice).
+          const keys = [].concat(profile.keys.interrupt ?? '\x1b');
+          for (const k of keys.slice(0, -1)) { write(k, 'interrupt'); await sleep(250); }
+          const t = write(keys.at(-1), 'interrupt');
+          mark('idle', t, { settle: 'quiet', why: 'interrupted' });
+          await waitQuiet(800, 5000);
+          await snap('after interrupt');
+          break;
+        }
+        case 'keys': {
+          // The user at the keyboard opens and closes a menu or picker: no transition.
+          // "{menuCommand}" is the profile's model-picker command (default "/model").
+          const before = mock.events.length;
+          for (const key of action.keys) {
+            const k = key === '{menuCommand}' ? profile.menuCommand ?? '/model' : key;
+            await humanPause(action.pauseLo ?? 700, action.pauseHi ?? 1400);
+            if (k.length > 1 && !k.startsWith('\x1b')) await typeText(k); else write(k, action.why ?? 'menu key');
+            await snap(`keys ${JSON.stringify(k)}`);
+          }
+          // Menu keys must not reach the model: a request means they submitted a prompt.
+          await sleep(1500);
+          if (mock.events.slice(before).some(isMainRequest)) throw new Error(`menu keys ${JSON.stringify(action.keys)} sent a prompt to the model`);
           break;
         }
         case 'approve':
@@ -415,7 +462,10 @@ export async function runScenario(opts) {
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
           mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: `tool call ${call.detail}` });
-          const t = write(action.do === 'approve' ? profile.keys.approve : profile.keys.deny, action.do);
+          // `keys` answers a dialog that needs more than one key (a question, a multi-step form);
+          // the dialog holds until the last one.
+          for (const k of (action.keys ?? []).slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
+          const t = write(action.keys?.at(-1) ?? (action.do === 'approve' ? profile.keys.approve : profile.keys.deny), action.do);
           mark('working', t, { why: action.do });
           lastWasDeny = action.do === 'deny';
           break;
@@ -444,9 +494,10 @@ export async function runScenario(opts) {
             }
           }
           for (;;) {
-            const end = await waitEvent((e) => e.type === 'stream_end' && !e.tool);
+            // A retried API error (overloaded, rate-limited) does not end the turn.
+            const end = await waitEvent((e) => e.type === 'stream_end' && !e.tool && !e.retryable, action.capMs ?? WAIT_CAP_MS);
             if (!end) throw new Error('turn did not end');
-            const more = await waitEvent(isMainRequest, TURN_CONTINUE_MS, { advance: false });
+            const more = await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
             if (more) continue;
             mark('idle', end.t, { settle: 'quiet', why: 'final stream ended' });
             break;

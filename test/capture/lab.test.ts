@@ -63,6 +63,36 @@ describe('capture lab mock encoders', () => {
       await mock.close();
     }
   });
+
+  it('calls another Claude tool with its input, the working folder and plan file filled from the request', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ chunkMs: 0, tool: { name: 'Write', input: { file_path: '{planFile}', note: '{cwd}/app.js' } } }]);
+      const request = { model: 'm', stream: true, tools: [{ name: 'Bash' }, { name: 'Write' }], system: [{ type: 'text', text: 'Primary working directory: /w/p' }], messages: [{ role: 'user', content: 'No plan file exists yet. You should create your plan at /h/.claude/plans/x-y.md using the Write tool.' }] };
+      const body = await (await fetch(`${mock.baseUrl}/v1/messages`, { method: 'POST', body: JSON.stringify(request) })).text();
+      expect(body).toContain('"name":"Write"');
+      expect(body).toContain('"partial_json":"{\\"file_path\\":\\"/h/.claude/plans/x-y.md\\",\\"note\\":\\"/w/p/app.js\\"}"');
+      expect(mock.events.find((e) => e.type === 'tool_call_sent')?.detail).toBe('Write');
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('answers an error step with the API\'s error shape and tells a retried error from a final one', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, retryable: true }, { error: { status: 400, type: 'invalid_request_error', message: 'bad' } }]);
+      const post = () => fetch(`${mock.baseUrl}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools: [{ name: 'Bash' }] }) });
+      const first = await post();
+      expect(first.status).toBe(529);
+      expect(await first.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+      expect((await post()).status).toBe(400);
+      const ends = mock.events.filter((e) => e.type === 'stream_end');
+      expect(ends.map((e) => [e.error, e.retryable])).toEqual([[529, true], [400, false]]);
+    } finally {
+      await mock.close();
+    }
+  });
 });
 
 describe('capture lab labels', () => {

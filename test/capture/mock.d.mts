@@ -4,11 +4,14 @@ export interface MockStep {
   text?: string;
   chunkMs?: number;
   chunkChars?: number;
-  tool?: { command: string; description?: string; name?: string; escalate?: boolean; workdir?: string };
+  tool?: { command?: string; description?: string; name?: string; input?: Record<string, unknown>; escalate?: boolean; workdir?: string };
+  error?: { status: number; type: string; message: string };
+  retryable?: boolean;
+  sticky?: boolean;
 }
 export type SseEvent = [string | null, unknown];
 export interface Encoded { events: SseEvent[]; textDeltas: Set<SseEvent> }
-export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean }
+export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean; error?: number; retryable?: boolean }
 export function anthropicEvents(step: MockStep, opts?: { model?: string; msgId?: string; toolId?: string; chunkChars?: number }): Encoded;
 export function responsesEvents(step: MockStep, opts?: { respId?: string; callId?: string; chunkChars?: number; shellTool?: unknown }): Encoded;
 export function chatEvents(step: MockStep, opts?: { id?: string; model?: string; callId?: string; chunkChars?: number; toolName?: string }): Encoded;
@@ -16,6 +19,8 @@ export function geminiEvents(step: MockStep, opts?: { chunkChars?: number; toolN
 export function codexShellCall(tool: NonNullable<MockStep['tool']>, shellTool?: unknown): { name: string; args: Record<string, unknown> };
 export function valueForSchema(schema: unknown, key?: string): unknown;
 export function encodeSse(name: string | null, data: unknown): string;
+export function errorBody(api: string, error: { status: number; type: string; message: string }): unknown;
+export function fillVars(input: unknown, vars: Record<string, string>): unknown;
 export const nowMs: () => number;
 export function startMock(opts?: { log?: (line: string) => void; port?: number }): Promise<{
   port: number;

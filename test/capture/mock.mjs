@@ -14,7 +14,15 @@
 // A step:  { think?: ms, text?: string, chunkMs?: ms, chunkChars?: n,
 //            tool?: { command: string, description?: string } }
 // A step with `tool` ends with a tool call (stop reason tool_use / function_call); the CLI then
-// runs or asks to run it and sends the result in its next main request.
+// runs or asks to run it and sends the result in its next main request. `tool.name` and
+// `tool.input` (Anthropic only) call another of the CLI's tools (Edit, AskUserQuestion,
+// ExitPlanMode, Task…) with that input; "{cwd}" in an input string becomes the working folder the
+// request's system prompt names (Claude's Edit/Write want absolute paths), "{planFile}" the plan
+// file plan mode tells the model to write ("… create your plan at /…/plans/x.md").
+// A step { think?, error: { status, type, message }, retryable?, sticky? } answers the request with that
+// HTTP error instead of a stream (`error_sent` and a `stream_end` carrying `error` and
+// `retryable`, so the driver knows a retried error does not end the turn). A `sticky` step is
+// never used up: every later main request gets it too.
 import { createServer } from 'node:http';
 import { EventEmitter } from 'node:events';
 
@@ -50,7 +58,7 @@ export function anthropicEvents(step, { model = 'claude-mock', msgId = 'msg_mock
     index++;
   }
   if (step.tool) {
-    const input = { command: step.tool.command, description: step.tool.description ?? 'Run a command' };
+    const input = step.tool.input ?? { command: step.tool.command, description: step.tool.description ?? 'Run a command' };
     ev.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: step.tool.name ?? 'Bash', input: {} } }]);
     ev.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } }]);
     ev.push(['content_block_stop', { type: 'content_block_stop', index }]);
@@ -175,6 +183,21 @@ export function encodeSse(name, data) {
   return (name ? `event: ${name}\n` : '') + `data: ${payload}\n\n`;
 }
 
+/** The error body each API's clients parse, for a scripted `error` step. */
+export function errorBody(api, { status, type, message }) {
+  if (api === 'anthropic') return { type: 'error', error: { type, message } };
+  if (api === 'gemini') return { error: { code: status, message, status: type.toUpperCase() } };
+  return { error: { message, type, code: type } };
+}
+
+/** Replaces "{name}" in every string of a tool input with `vars[name]` ({cwd}, {planFile}). */
+export function fillVars(input, vars) {
+  if (typeof input === 'string') return input.replace(/\{(\w+)\}/g, (all, name) => vars[name] ?? all);
+  if (Array.isArray(input)) return input.map((x) => fillVars(x, vars));
+  if (input && typeof input === 'object') return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, fillVars(v, vars)]));
+  return input;
+}
+
 // ---------------------------------------------------------------- server
 
 function flatten(x) {
@@ -219,14 +242,24 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
       }
     }
     res.end();
-    if (step.tool) emit({ type: 'tool_call_sent', api, kind: 'main', step: stepNo, detail: step.tool.command });
+    if (step.tool) emit({ type: 'tool_call_sent', api, kind: 'main', step: stepNo, detail: step.tool.command ?? step.tool.name });
     emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: Boolean(step.tool) });
+  }
+
+  async function sendError(res, api, step, stepNo) {
+    if (step.think) await sleep(step.think);
+    const body = JSON.stringify(errorBody(api, step.error));
+    res.writeHead(step.error.status, { 'content-type': 'application/json', ...(step.retryable ? { 'retry-after': '1' } : {}) });
+    res.end(body);
+    emit({ type: 'error_sent', api, kind: 'main', step: stepNo, detail: `${step.error.status} ${step.error.type}` });
+    emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: false, error: step.error.status, retryable: Boolean(step.retryable) });
   }
 
   function nextStep(api) {
     const stepNo = stepIndex;
     const step = script[stepIndex];
-    if (step) { stepIndex++; return { step, stepNo }; }
+    // A `sticky` step answers every later main request too (an error that does not go away).
+    if (step) { if (!step.sticky) stepIndex++; return { step, stepNo }; }
     emit({ type: 'unscripted', api, kind: 'main' });
     return { step: { text: 'Done.' }, stepNo: -1 };
   }
@@ -251,8 +284,14 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         emit({ type: 'request', api: 'anthropic', kind: isMain ? 'main' : 'side', detail: `model=${body.model} stream=${body.stream} max_tokens=${body.max_tokens}` });
         if (!isMain) return answerAnthropicSide(res, body);
         const { step, stepNo } = nextStep('anthropic');
+        if (step.error) return await sendError(res, 'anthropic', step, stepNo);
         const bash = tools.find((t) => t.name === 'Bash') ? 'Bash' : tools[0]?.name;
-        const s = step.tool ? { ...step, tool: { name: bash, ...step.tool } } : step;
+        const context = `${flatten(body.system)} ${flatten(body.messages)}`;
+        const vars = {
+          cwd: /working directory:\s*(\S+)/i.exec(flatten(body.system))?.[1] ?? '.',
+          planFile: /(?:create your plan at|already exists at) (\/\S+?\.md)/.exec(context)?.[1] ?? 'plan.md',
+        };
+        const s = step.tool ? { ...step, tool: { name: bash, ...step.tool, ...(step.tool.input ? { input: fillVars(step.tool.input, vars) } : {}) } } : step;
         const enc = anthropicEvents(s, { model: body.model, msgId: `msg_${counter}`, toolId: `toolu_${counter}`, chunkChars: step.chunkChars });
         if (body.stream === false) return sendJson(res, anthropicMessage(s, body.model, counter));
         return await streamSteps(res, 'anthropic', s, stepNo, enc);
@@ -273,6 +312,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
           return res.end();
         }
         const { step, stepNo } = nextStep('responses');
+        if (step.error) return await sendError(res, 'responses', step, stepNo);
         const shellTool = ['shell_command', 'exec_command', 'shell', 'local_shell']
           .map((n) => tools.find((t) => t.name === n)).find(Boolean);
         const enc = responsesEvents(step, { respId: `resp_${counter}`, callId: `call_${counter}`, chunkChars: step.chunkChars, shellTool });
@@ -293,6 +333,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
           return res.end();
         }
         const { step, stepNo } = nextStep('chat');
+        if (step.error) return await sendError(res, 'chat', step, stepNo);
         const toolName = ['bash', 'shell', 'run_shell_command'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
         const enc = chatEvents(step, { id: `c${counter}`, model: body.model, callId: `call_${counter}`, chunkChars: step.chunkChars, toolName });
         return await streamSteps(res, 'chat', step, stepNo, enc);
@@ -303,6 +344,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         const isMain = decls.length > 0;
         emit({ type: 'request', api: 'gemini', kind: isMain ? 'main' : 'side', detail: path.split('/').pop() });
         const { step, stepNo } = isMain ? nextStep('gemini') : { step: { text: 'ok' }, stepNo: -1 };
+        if (step.error) return await sendError(res, 'gemini', step, stepNo);
         const toolName = decls.some((d) => d.name === 'run_shell_command') ? 'run_shell_command' : decls[0]?.name;
         const enc = geminiEvents(step, { chunkChars: step.chunkChars, toolName });
         if (!isMain) {

@@ -3,7 +3,7 @@
 //
 // Rebuilds a recording's labels from the marks its meta.json kept (`label_marks`: what the
 // driver did and what the mock saw, on the cast's clock) with the agent profile's current
-// settling windows (agents.mjs `toolSettleMs`), and the output times of the cast itself for the
+// settling windows (agents.mjs `toolSettleMs`, `submitSettleMs`), and the output times of the cast itself for the
 // "until quiet" windows. For when a settling window is re-measured after recording: the marks
 // do not change, only how long after each one the label waits for the CLI to draw.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,8 @@ export function relabel(castPath) {
   const profile = AGENTS[meta.agent];
   if (!profile) throw new Error(`${base}.meta.json: unknown agent ${meta.agent}`);
   const marks = meta.label_marks.map((m) => {
-    const settle = m.why?.startsWith('tool call') ? profile.toolSettleMs ?? m.settle : m.settle;
+    const settle = m.why?.startsWith('tool call') ? profile.toolSettleMs ?? m.settle
+      : m.why === 'prompt submitted' ? profile.submitSettleMs ?? m.settle : m.settle;
     return { t: m.t * 1000, state: m.state, settle: settle ?? undefined, why: m.why ?? undefined };
   });
   const labels = buildLabels(marks, outputTimesMs(readFileSync(castPath, 'utf8')), 0);

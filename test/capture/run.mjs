@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
-import { SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
+import { SCENARIOS, SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
 import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { ensureInstalled } from './install.mjs';
 import { rmSync, existsSync } from 'node:fs';
@@ -103,6 +103,11 @@ async function main() {
     for (const personality of o.personalities) for (const scenario of o.scenarios) {
       if (scenario === 'startup' && AGENTS[agent].startup.length === 0) {
         console.log(`skip ${agent} startup: no first-run dialogs to record`);
+        continue;
+      }
+      const only = SCENARIOS[scenario].agents;
+      if (only && !only.includes(agent)) {
+        console.log(`skip ${agent} ${scenario}: written for ${only.join(', ')} only`);
         continue;
       }
       for (const [cols, rows] of o.sizes) {

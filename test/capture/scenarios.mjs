@@ -13,6 +13,14 @@
 //   { do: 'resize', cols, rows, afterFirstByteMs }  resize while the current turn streams
 //   { do: 'idle', ms }             do nothing (idle)
 //   { do: 'startup' }              answer the first-run dialogs (agents.mjs `startup`)
+//   { do: 'auto_tool' }            wait for a tool call the CLI runs without asking (working)
+//   { do: 'interrupt', afterFirstByteMs }  press the interrupt key mid-answer (-> idle)
+//   { do: 'keys', keys }           keys typed at an idle prompt (menus): no transition
+//   approve/deny with `keys`       answer a dialog that takes several keys (the last one answers)
+//   prompt with `whileStreaming`   a second prompt typed while the answer streams (queued)
+//
+// A scenario's `seed` is handed to seed.mjs (`allow`, `defaultMode`, `bare`); `agents` lists the
+// CLIs it is written for (default: all).
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -157,6 +165,192 @@ export const SCENARIOS = {
     }),
   },
 };
+
+const LONG_TEXT = Array.from({ length: 150 }, (_, i) => `${String(i + 1).padStart(3, ' ')}. step ${i + 1} of the checklist: read, change, test, commit.`).join('\n');
+
+// Working-day scenarios (issue 16). The Claude-only ones call Claude Code's own tools.
+Object.assign(SCENARIOS, {
+  // A new user's very first start: nothing seeded but the API key and base URL in the
+  // environment, so every dialog Claude Code shows a new user appears (agents.mjs `firstRun`).
+  'first-run': {
+    firstRun: true,
+    agents: ['claude'],
+    seed: { bare: true },
+    vary: (rng) => ({
+      script: [{ think: 600 + Math.floor(rng() * 600), text: pick(rng, ['Hi! Ready when you are.', 'Hello. What shall we build?']), chunkMs: 40 }],
+      actions: [{ do: 'startup', steps: 'firstRun' }, { do: 'idle', ms: 1500 }, { do: 'prompt', text: pick(rng, ['hello', 'hi there']) }, { do: 'turn_end' }, { do: 'idle', ms: 2500 }],
+    }),
+  },
+  edit: {
+    agents: ['claude'],
+    vary: (rng) => ({
+      script: [
+        { think: 600, text: 'Let me read app.js first.', chunkMs: 35, tool: { name: 'Read', input: { file_path: '{cwd}/app.js' } } },
+        { think: 700, text: 'I will add input validation.', chunkMs: 35, tool: { name: 'Edit', input: { file_path: '{cwd}/app.js', old_string: '  return a + b;', new_string: pick(rng, ["  if (typeof a !== 'number' || typeof b !== 'number') throw new TypeError('add: numbers only');\n  return a + b;", "  if (!Number.isFinite(a) || !Number.isFinite(b)) throw new RangeError('add: finite numbers only');\n  return a + b;"]) } } },
+        { think: 600 + Math.floor(rng() * 600), text: 'Done: add() now rejects non-numbers.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['validate the inputs of add in app.js', 'make add() reject non-numbers']) },
+        { do: 'auto_tool' },
+        { do: 'approve' },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  question: {
+    agents: ['claude'],
+    vary: (rng) => ({
+      script: [
+        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', multiSelect: false, options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
+        { think: 600 + Math.floor(rng() * 600), text: 'Good choice. I will set it up with node:test next time you ask.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['set up tests, ask me which runner', 'add a test runner (ask me first)']) },
+        { do: 'approve', keys: ['\r'] },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  plan: {
+    agents: ['claude'],
+    seed: { defaultMode: 'plan' },
+    vary: (rng) => ({
+      script: [
+        // Plan mode lets the model write only its plan file, without asking; then it asks to exit.
+        { think: 700, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'Write', input: { file_path: '{planFile}', content: pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']) } } },
+        { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'ExitPlanMode', input: {} } },
+        { think: 600 + Math.floor(rng() * 600), text: 'Plan approved. I will start with the validation.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']) },
+        { do: 'auto_tool' },
+        { do: 'approve' },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  interrupt: {
+    vary: (rng) => ({
+      script: [{ think: 800, text: 'Let me walk through every line of this project in detail, slowly, one thought at a time, so that nothing is missed. '.repeat(6), chunkChars: 4, chunkMs: 150 }],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['explain this project in great detail', 'walk me through every file']) },
+        { do: 'interrupt', afterFirstByteMs: 2000 + Math.floor(rng() * 1500) },
+        { do: 'idle', ms: 4000 },
+      ],
+    }),
+  },
+  'error-fatal': {
+    vary: (rng) => ({
+      // Sticky: Claude Code 2.1.332 re-sent the request 24 ms after a 400 invalid_request_error
+      // ("text content blocks must be non-empty") and got an answer; a key without permission
+      // fails the same way every time.
+      script: [{ think: 500 + Math.floor(rng() * 500), error: { status: 403, type: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' }, sticky: true }],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['summarize the whole repository history', 'read everything and summarize']) },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 4000 },
+      ],
+    }),
+  },
+  'error-retry': {
+    vary: (rng) => ({
+      script: [
+        ...Array.from({ length: 2 }, () => ({ think: 300, error: { status: 529, type: 'overloaded_error', message: 'Overloaded' }, retryable: true })),
+        { think: 600 + Math.floor(rng() * 400), text: 'Sorry for the wait: the project has one function, add(a, b).', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['what does app.js do?', 'describe app.js']) },
+        { do: 'turn_end', capMs: 90_000 },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  'silent-tool': {
+    // Allowed before in Claude, Gemini and OpenCode (seed.mjs); Codex runs it in its sandbox
+    // without asking when no escalation is requested.
+    seed: { allowShell: ['sleep 8'] },
+    vary: (rng) => ({
+      script: [
+        { think: 600, text: 'Waiting for the build to settle.', chunkMs: 35, tool: { command: 'sleep 8', description: 'Wait eight seconds', escalate: false } },
+        { think: 500 + Math.floor(rng() * 500), text: 'The wait is over; nothing else to do.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['run sleep 8 and tell me when done', 'wait 8 seconds with sleep']) },
+        { do: 'auto_tool' },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  'long-output': {
+    vary: (rng) => ({
+      script: [{ think: 600 + Math.floor(rng() * 400), text: LONG_TEXT, chunkChars: 40 + Math.floor(rng() * 20), chunkMs: 25 }],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['write a 150-step checklist', 'list 150 steps, one per line']) },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  queued: {
+    vary: (rng) => ({
+      script: [
+        { think: 700, text: 'The first answer streams slowly so a second prompt can be queued behind it. It covers app.js and its one function.', chunkChars: 4, chunkMs: 120 },
+        { think: 600, text: 'And the second one: notes.txt holds a single todo.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['what is in app.js?', 'describe app.js']) },
+        { do: 'prompt', text: pick(rng, ['and notes.txt?', 'then notes.txt']), whileStreaming: true, afterFirstByteMs: 600 },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  subagent: {
+    agents: ['claude'],
+    vary: (rng) => ({
+      script: [
+        { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'Agent', input: { description: 'Survey the project', prompt: 'List the files of this project and what each one holds.', subagent_type: 'general-purpose', run_in_background: false } } },
+        // The subagent's own turn (its requests carry tools too, so they are main requests).
+        { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 },
+        { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']) },
+        { do: 'auto_tool' },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+  menus: {
+    vary: (rng) => ({
+      script: [],
+      actions: [
+        { do: 'idle', ms: 1500 },
+        // Esc closes Claude Code's slash menu but leaves the "/" typed: Backspace clears it
+        // (without it the next "/model" became "//model" and was sent as a prompt).
+        { do: 'keys', keys: ['/', '\x1b', '\x7f'] },
+        { do: 'idle', ms: 1000 + Math.floor(rng() * 800) },
+        { do: 'keys', keys: ['{menuCommand}', '\r', '\x1b'] },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  },
+});
 
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
 export const DEFAULT_SIZES = [[80, 24], [120, 40]];

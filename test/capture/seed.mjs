@@ -60,7 +60,10 @@ function seedWork(work) {
   if (r.status !== 0) throw new Error(`git init ${work}: ${r.stderr}`);
 }
 
-export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality }) {
+// `options` (a scenario's `seed`) adds what one scenario needs: `allowShell` (shell commands the
+// user allowed before, e.g. "sleep 8", in each CLI's own syntax), `defaultMode` (Claude's permission mode, e.g.
+// "plan"), `bare` (Claude: no ~/.claude.json at all, a new user's first start).
+export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
   const cwd = join(runDir, 'work');
   mkdirSync(join(home, 'tmp'), { recursive: true });
@@ -86,10 +89,16 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
           [cwd]: { hasTrustDialogAccepted: !firstRun, hasCompletedProjectOnboarding: true, allowedTools: [], projectOnboardingSeenCount: 1 },
         },
       };
-      write(join(home, '.claude.json'), JSON.stringify(claudeJson, null, 2));
+      // `bare`: only what the CLI cannot do without offline (onboarding done), nothing a new user
+      // would not have: no theme, no trust, no API-key approval, no auto-mode nudge seen.
+      const bareJson = { hasCompletedOnboarding: true, lastOnboardingVersion: version ?? '2.1.332' };
+      write(join(home, '.claude.json'), JSON.stringify(options.bare ? bareJson : claudeJson, null, 2));
       // The default mode asks before running shell commands; 2.1.x otherwise defaults to an
       // auto-approving mode that never shows the dialog.
-      write(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, autoUpdates: false }, null, 2));
+      const permissions = { defaultMode: options.defaultMode ?? 'default', ...(options.allowShell ? { allow: options.allowShell.map((c) => `Bash(${c})`) } : {}) };
+      // Manual ("default") mode even when bare: the lab's approvals need it, and it is what makes
+      // 2.1.332 ask "Make auto mode your default permission mode?".
+      write(join(home, '.claude', 'settings.json'), JSON.stringify(options.bare ? { permissions: { defaultMode: 'default' } } : { permissions, autoUpdates: false }, null, 2));
       Object.assign(env, {
         ANTHROPIC_BASE_URL: baseUrl,
         ANTHROPIC_API_KEY: DUMMY_KEY,
@@ -129,7 +138,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         share: 'disabled',
         model: 'mock/mock-model',
         small_model: 'mock/mock-model',
-        permission: { bash: 'ask', edit: 'ask' },
+        permission: { bash: options.allowShell ? Object.fromEntries([...options.allowShell.map((c) => [c, 'allow']), ['*', 'ask']]) : 'ask', edit: 'ask' },
         provider: {
           mock: {
             npm: '@ai-sdk/openai-compatible',
@@ -151,6 +160,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         general: { disableAutoUpdate: true, disableUpdateNag: true },
         privacy: { usageStatisticsEnabled: false },
         ui: { theme: 'Default' },
+        ...(options.allowShell ? { tools: { allowed: options.allowShell.map((c) => `run_shell_command(${c})`) } } : {}),
       };
       write(join(home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
       Object.assign(env, { GEMINI_API_KEY: 'dummy-gemini-key', GOOGLE_GEMINI_BASE_URL: baseUrl });

@@ -30,6 +30,17 @@ function codes(decision: Decision): string[] {
   return decision.notes.map((note) => note.code);
 }
 
+describe('the winning rule\'s reason', () => {
+  it('comes with the decision when the rule that decided declares one, and not from a rule that lost', () => {
+    const errorIdle = { ...match({ ruleId: 'api-error', state: 'idle', priority: 150 }), reason: 'api-error' };
+
+    expect(arbitrate(snapshot(), verdict(errorIdle, strongIdle('prompt')), 'working', NOW)).toMatchObject({ ruleId: 'api-error', reason: 'api-error' });
+    expect(arbitrate(snapshot(), verdict(strongIdle('prompt')), 'working', NOW).reason).toBeUndefined();
+    expect(arbitrate(snapshot(), verdict(errorIdle, strongBlocked('dialog')), 'working', NOW).reason).toBeUndefined();
+    expect(arbitrate(snapshot(), verdict(errorIdle, strongWorking('spinner')), 'working', NOW).reason).toBeUndefined();
+  });
+});
+
 describe('arbitrate, step by step in ARBITRATION_ORDER', () => {
   it('1. process exit publishes a final strong idle even with a dialog on screen', () => {
     const snap = snapshot({ exit: { code: 0, signal: undefined, atMs: NOW - 10 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inputSource, isOperatorInput } from '../../src/core/operator-input.js';
+import { inputSource, isInterruptKey, isOperatorInput } from '../../src/core/operator-input.js';
 
 const bytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
@@ -52,5 +52,17 @@ describe('input source: typed, presence, terminal', () => {
     ['XTVERSION', '\x1bP>|tmux 3.3a\x1b\\', 'terminal'],
   ])('%s is %s', (_name, input, source) => {
     expect(inputSource(bytes(input))).toBe(source);
+  });
+});
+
+describe('interrupt keys', () => {
+  const bytes = (s: string) => Buffer.from(s, 'latin1');
+
+  it('knows a bare Esc and Ctrl-C, also as the kitty keyboard protocol sends them', () => {
+    for (const key of ['\x1b', '\x03', '\x1b[27u', '\x1b[27;1:1u', '\x1b[99;5u', '\x1b[99;5:1u']) expect(isInterruptKey(bytes(key))).toBe(true);
+  });
+
+  it('does not take typing, arrows, Enter, a pasted escape or a key release for one', () => {
+    for (const key of ['a', '\r', '\x1b[A', '\x1bx', 'hello\x1b', '\x1b[27;1:3u', '\x1b[99;5:3u']) expect(isInterruptKey(bytes(key))).toBe(false);
   });
 });

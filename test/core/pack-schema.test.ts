@@ -59,6 +59,19 @@ gate = { any = [ { contains = "yes" }, { not = { line_regex = "^\\\\s*$" } } ] }
     expect(pack.unverified).toBe(false);
   });
 
+  it('reads a rule\'s reason and leaves it out when none is given', () => {
+    const pack = validPack(packToml(`${RULE}\nreason = "api-error (non-retryable)"\n\n[[rule]]\nid = "r2"\nstate = "idle"\nregion = "screen"\nrequires_all = ["x"]`));
+
+    expect(pack.rules[0]?.reason).toBe('api-error (non-retryable)');
+    expect(pack.rules[1]?.reason).toBeUndefined();
+  });
+
+  it('rejects a reason that is not a short one-line label', () => {
+    for (const reason of ['"two\\nlines"', '"' + 'x'.repeat(65) + '"', '42', '""']) {
+      expect(packErrors(packToml(`${RULE}\nreason = ${reason}`))).toContainEqual(expect.stringMatching(/rule r1: reason must be a short label/));
+    }
+  });
+
   it('reads prompt_carets and the unverified flag', () => {
     const pack = validPack(packToml(RULE, { extra: 'prompt_carets = ["❯", ">", "›"]\nunverified = true' }));
 

@@ -136,6 +136,11 @@ describe('createSessionRecord', () => {
     expect('title' in createSessionRecord(input({ title: '\u001b]0;\u0007' }))).toBe(false);
   });
 
+  it('publishes the winning rule\'s reason when it has one, and no reason field otherwise', () => {
+    expect(createSessionRecord(input({ state: 'done', ruleId: 'api-error', reason: 'api-error' })).reason).toBe('api-error');
+    expect('reason' in createSessionRecord(input())).toBe(false);
+  });
+
   it('keeps the model and its source when one is known', () => {
     const record = createSessionRecord(input({ model: 'opus', modelSource: 'argv' }));
 
@@ -175,6 +180,16 @@ describe('parseRecord', () => {
 
     expect(parseRecord(foreign)).toBeUndefined();
     expect(parsePublishedRecord(foreign)?.kind).toBe('other');
+  });
+
+  it('reads a reason back, and drops a malformed one without dropping the record', () => {
+    const record = createSessionRecord(input({ reason: 'api-error' }));
+    const base = roundTrip(record) as Record<string, unknown>;
+
+    expect(parseRecord(base)?.reason).toBe('api-error');
+    expect(parseRecord({ ...base, reason: 42 })).toMatchObject({ rule_id: 'spinner' });
+    expect(parseRecord({ ...base, reason: 42 })?.reason).toBeUndefined();
+    expect(parseRecord({ ...base, reason: 'a\u001b[2Jb' })?.reason).toBe('ab');
   });
 
   it('sanitizes a title again when reading a file it did not write', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialSessionState, markSeen, reduceSession, rollUp, type PublishedFrame, type SessionState } from '../../src/core/session-state.js';
+import { INTERRUPT_SETTLE_MS, initialSessionState, markSeen, reduceSession, rollUp, type PublishedFrame, type SessionState } from '../../src/core/session-state.js';
 import type { AgentState, RawState } from '../../src/core/types.js';
 
 function frame(raw: RawState, overrides: Partial<PublishedFrame> = {}): PublishedFrame {
@@ -117,6 +117,32 @@ describe('session reducer', () => {
     const state = reduceSession(initialSessionState(0), frame('blocked', { winner: 'osc-title', ruleId: 'action-required' }), 1000);
 
     expect(state).toMatchObject({ winner: 'osc-title', ruleId: 'action-required' });
+  });
+
+  describe('a turn the operator interrupted', () => {
+    /** Prompt typed at 500, working from 1000, an interrupt key at `escAtMs`, idle published at `idleAtMs`. */
+    function interrupted(escAtMs: number | undefined, idleAtMs: number): SessionState {
+      const working = reduceSession(initialSessionState(0), frame('working'), 1000, 500);
+      const still = reduceSession(working, frame('working'), 2000, escAtMs ?? 500, escAtMs);
+      return reduceSession(still, frame('idle'), idleAtMs, escAtMs ?? 500, escAtMs);
+    }
+
+    it('settles to idle, not done, when idle follows an interrupt key pressed during the turn', () => {
+      expect(interrupted(2500, 3000)).toMatchObject({ state: 'idle', raw: 'idle', seen: true });
+    });
+
+    it('still ends in done without an interrupt key', () => {
+      expect(interrupted(undefined, 3000).state).toBe('done');
+    });
+
+    it('ends in done when the turn ran on long after the interrupt key (Esc closed a menu)', () => {
+      expect(interrupted(2500, 2500 + INTERRUPT_SETTLE_MS + 1000).state).toBe('done');
+    });
+
+    it('an interrupt key from before the turn started does not count', () => {
+      const working = reduceSession(initialSessionState(0), frame('working'), 1000, 900, 800);
+      expect(reduceSession(working, frame('idle'), 2000, 900, 800).state).toBe('done');
+    });
   });
 });
 

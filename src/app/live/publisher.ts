@@ -89,6 +89,7 @@ export class Publisher {
       stuck: s.stuck,
       winner: s.winner,
       ruleId: s.ruleId ?? null,
+      ...(s.reason === undefined ? {} : { reason: s.reason }),
       ...(title === undefined ? {} : { title }),
       ...(agentVersion === undefined ? {} : { agentVersion }),
       ...(reported.model === undefined ? {} : { model: reported.model, modelSource: 'report' as const }),
