@@ -7,6 +7,8 @@
 // firstRun-seeded home shows, in order, each with the key that answers it and the state that
 // follows (the driver knows this from the seeding, not from the screen).
 
+import semver from 'semver';
+
 export const AGENTS = {
   claude: {
     pkg: '@anthropic-ai/claude-code',
@@ -53,6 +55,9 @@ export const AGENTS = {
     bin: 'codex',
     // Without --no-daemon Codex starts a background app-server that outlives the TUI.
     args: ['--no-daemon'],
+    // Releases before 0.160.0 have no --no-daemon (0.155.0 refuses it as an unknown argument);
+    // the driver's kill of whatever runs in the run directory ends their app-server.
+    argsFor: (version) => (semver.lt(version, '0.160.0') ? [] : ['--no-daemon']),
     // Approval dialog 0.04–0.09 s after the call (quiet machine), up to 0.49 s loaded.
     toolSettleMs: 800,
     keys: { submit: '\r', approve: 'y', deny: '\x1b', exit: ['\x03', '\x03'] },

@@ -284,7 +284,7 @@ export async function runScenario(opts) {
   const startWall = nowMs();
   // opts.spawn (same arguments, same return shape as spawnRecorded) lets another harness run
   // the session elsewhere, e.g. the e2e run's real tmux pane (test/e2e/tmux-pane.mjs).
-  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.argsFor?.(opts.version) ?? profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
   answerer = attachAnswerer(term, persona.answers, (bytes) => {
     const key = JSON.stringify(bytes.replace(/[0-9]+/g, 'N'));

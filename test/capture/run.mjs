@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
 //                    [--personality tmux[,kitty…]] [--latest] [--recorder auto|agentwrap|direct]
-//                    [--no-netns] [--out DIR] [--no-eval]
+//                    [--no-netns] [--out DIR] [--no-eval] [--version V]
 //
 // Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
 // inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
@@ -9,7 +9,9 @@
 // scenario × size into recordings/<agent>/ (recordings/<agent>/<personality>/ under a
 // personality other than the default 'silent', see personalities.mjs). Prints one line per recording, then the eval table
 // (`agentwrap eval recordings/<agent>`) of every agent it recorded, so a UI change in a new CLI
-// version shows up as a failing number.
+// version shows up as a failing number. `--version V` (one agent) records an older or newer
+// release instead of the pin, into recordings/<agent>/releases/<V>/, so eval can score each
+// release on its own (`agentwrap eval recordings/<agent>/releases/<V>`).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
@@ -29,6 +31,7 @@ function parseArgs(argv) {
     else if (a === '--size') o.sizes = val().split(',').map((s) => s.split('x').map(Number));
     else if (a === '--personality') o.personalities = val().split(',');
     else if (a === '--latest') o.latest = true;
+    else if (a === '--version' || a === '--release') o.version = val();
     else if (a === '--recorder') o.recorder = val();
     else if (a === '--no-netns') o.netns = false;
     else if (a === '--out') o.out = val();
@@ -39,6 +42,7 @@ function parseArgs(argv) {
   }
   for (const a of o.agents) if (!AGENTS[a]) throw new Error(`unknown agent ${a} (known: ${AGENT_NAMES.join(', ')})`);
   for (const p of o.personalities) if (!PERSONALITY_NAMES.includes(p)) throw new Error(`unknown personality ${p} (known: ${PERSONALITY_NAMES.join(', ')})`);
+  if (o.version !== undefined && (o.latest || o.agents.length !== 1)) throw new Error('--version needs exactly one --agent and no --latest');
   for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
   return o;
 }
@@ -46,7 +50,8 @@ function parseArgs(argv) {
 function readUsage() {
   return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
                           [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only] [--no-eval]
-                          [--personality P,Q]
+                          [--personality P,Q] [--version V]
+  --version V   (with one --agent) record release V instead of the pin, into <out>/<agent>/releases/V/
 agents: ${AGENT_NAMES.join(', ')}
 personalities: ${PERSONALITY_NAMES.join(', ')} (default ${DEFAULT_PERSONALITY})
 scenarios: ${SCENARIO_NAMES.join(', ')}`;
@@ -58,10 +63,10 @@ scenarios: ${SCENARIO_NAMES.join(', ')}`;
  * break it), printing its table (one row per recording and the total). The whole directory is
  * scored, so with --scenario/--size the older recordings beside the new ones count too.
  */
-function printEvalTables(agents, outDir, snapshotMain) {
+function printEvalTables(agents, outDir, snapshotMain, version) {
   const main = snapshotMain && existsSync(snapshotMain) ? snapshotMain : AGENTWRAP_MAIN;
   for (const agent of agents) {
-    const dir = join(outDir, agent);
+    const dir = version === undefined ? join(outDir, agent) : join(outDir, agent, 'releases', version);
     console.log(`\neval ${dir} (${main === AGENTWRAP_MAIN ? 'dist/src/cli/main.js' : 'snapshot of dist/'})`);
     const r = spawnSync(process.execPath, [main, 'eval', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
     if (r.status !== 0) console.log(`eval ${dir}: exit ${r.status ?? r.signal}`);
@@ -75,7 +80,7 @@ async function main() {
   if (!INSIDE) {
     // Install outside the namespace: it is the only step that needs the registry.
     const installed = {};
-    for (const a of o.agents) installed[a] = ensureInstalled(a, o.latest ? 'latest' : undefined);
+    for (const a of o.agents) installed[a] = ensureInstalled(a, o.latest ? 'latest' : o.version);
     for (const r of Object.values(installed)) console.error(`[capture] ${r.agent} ${r.version} (${r.reported})`);
     if (o.installOnly) return 0;
     const env = { ...process.env, AGENTWRAP_CAPTURE_INSTALLED: JSON.stringify(installed) };
@@ -112,7 +117,8 @@ async function main() {
       }
       for (const [cols, rows] of o.sizes) {
         const t0 = Date.now();
-        const outDir = personality === DEFAULT_PERSONALITY ? join(o.out, agent) : join(o.out, agent, personality);
+        const agentDir = o.version === undefined ? join(o.out, agent) : join(o.out, agent, 'releases', o.version);
+        const outDir = personality === DEFAULT_PERSONALITY ? agentDir : join(agentDir, personality);
         const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok && !recorded.includes(agent)) recorded.push(agent);
@@ -121,7 +127,7 @@ async function main() {
       }
     }
   }
-  if (o.eval) printEvalTables(recorded, o.out, snapshot?.main);
+  if (o.eval) printEvalTables(recorded, o.out, snapshot?.main, o.version);
   if (snapshot) rmSync(snapshot.dir, { recursive: true, force: true });
   return failures ? 1 : 0;
 }

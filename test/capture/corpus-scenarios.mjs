@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// node test/capture/corpus-scenarios.mjs   (after npm run build; from the repo root)
+// Prints the corpus table (scenario × CLI) from `agentwrap eval --json` over recordings/<agent>
+// (default personality only, both sizes pooled per cell): accuracy, blocked recall, p95, missed, spurious.
+import { execFileSync } from 'node:child_process';
+const agents = ['claude', 'codex', 'gemini', 'opencode'];
+const cells = {};
+const scenarios = new Set();
+for (const agent of agents) {
+  const json = JSON.parse(execFileSync('node', ['dist/src/cli/main.js', 'eval', `recordings/${agent}`, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+  for (const f of json.files) {
+    const rel = f.file.replace(`recordings/${agent}/`, '');
+    if (rel.includes('/')) continue;
+    const scenario = rel.replace(/-\d+x\d+\.cast$/, '');
+    scenarios.add(scenario);
+    const c = (cells[`${scenario}|${agent}`] ??= { n: 0, samples: 0, correct: 0, blockedLabeled: 0, blockedHit: 0, p95: 0, missed: 0, spurious: 0 });
+    c.n++; c.samples += f.samples; c.correct += f.accuracy * f.samples;
+    const b = f.per_state.blocked; if (b && b.labeled) { c.blockedLabeled += b.labeled; c.blockedHit += b.recall * b.labeled; }
+    c.p95 = Math.max(c.p95, f.latency_ms?.p95 ?? 0); c.missed += f.missed; c.spurious += f.spurious_transitions;
+  }
+}
+const fmt = (c) => !c ? '—' : `${(100 * c.correct / c.samples).toFixed(1)}% · ${c.blockedLabeled ? (100 * c.blockedHit / c.blockedLabeled).toFixed(0) + '%' : '–'} · ${c.p95} ms · ${c.missed}/${c.spurious} (${c.n})`;
+console.log(`| scenario | ${agents.join(' | ')} |`);
+console.log(`|---|${agents.map(() => '---').join('|')}|`);
+for (const s of [...scenarios].sort()) console.log(`| \`${s}\` | ${agents.map((a) => fmt(cells[`${s}|${a}`])).join(' | ')} |`);
