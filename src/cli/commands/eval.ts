@@ -40,6 +40,19 @@ export interface EvalRun {
   readonly skipped: string[];
 }
 
+/** The recordings under `paths`, or a one-line error naming the path that cannot be read. */
+function findRecordingsOrFail(paths: readonly string[]): string[] {
+  try {
+    return findRecordings(paths);
+  } catch (error) {
+    const { code, path } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR') {
+      throw new CliError(`eval: cannot read ${path ?? paths.join(' ')}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : 'not a directory'}`);
+    }
+    throw error;
+  }
+}
+
 /** Replays and scores; shared by the command and the accuracy-floor tests. */
 export async function evaluateRecordings(
   paths: readonly string[],
@@ -49,7 +62,7 @@ export async function evaluateRecordings(
   const inputs: ScoreInput[] = [];
   const extras: { snapshots: { t: number; text: string }[]; labels: ScoreInput['labels']; published: ScoreInput['published']; durationS: number }[] = [];
   const skipped: string[] = [];
-  for (const path of findRecordings(paths)) {
+  for (const path of findRecordingsOrFail(paths)) {
     const loaded = loadRecordingOrFail(path);
     if (loaded.labels === undefined || loaded.labels.length === 0) {
       skipped.push(`${path}: no labels`);
