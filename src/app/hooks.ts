@@ -47,11 +47,19 @@ const CODEX_SUBCOMMANDS: readonly string[] = [
   'debug', 'apply', 'a', 'cloud', 'exec-server', 'features', 'help', 'archive', 'delete', 'unarchive', 'migrate-rollouts', 'migrate-nfs-db', 'queue',
 ];
 
+/** The agents planHooks adds a reporter for. */
+const HOOKED_AGENTS: readonly string[] = ['claude', 'codex', 'opencode'];
+
 const HELP_OR_VERSION: readonly string[] = ['-h', '--help', '-v', '-V', '--version', 'help'];
 
 export interface HookPlanInput {
   /** The agent as agentwrap knows it: `--pack` if given, else the command's basename. */
   readonly agent: string;
+  /**
+   * The program run (`agentwrap run --pack claude -- sh …` runs `sh`): hooks are the agent's own
+   * command-line flags, so they go only to the agent's own command. Absent: taken to be the agent.
+   */
+  readonly command?: string;
   /** The agent's arguments as the user typed them. */
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
@@ -126,6 +134,10 @@ export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
   const agent = basename(input.agent);
   const first = input.args[0];
   if (first !== undefined && HELP_OR_VERSION.includes(first)) return nothing(agent, input.args, undefined);
+  const program = input.command === undefined ? agent : basename(input.command);
+  if (program !== agent && HOOKED_AGENTS.includes(agent)) {
+    return nothing(agent, input.args, `no reporter hooks: ${program} is not ${agent}'s own command, so ${agent}'s hook flags would reach the wrong program`);
+  }
   const command = input.reportCommand ?? defaultReportCommand();
   const root = input.tmpRoot ?? tmpdir();
   try {

@@ -64,7 +64,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
     }
   }
   // Per-launch reporter hooks (nothing written to the user's config); --no-hooks turns them off.
-  const hooks = request.flags.hooks ? await planHooks({ agent: request.flags.pack ?? basename(request.command), args: request.args, env }) : undefined;
+  const hooks = request.flags.hooks ? await planHooks({ agent: request.flags.pack ?? basename(request.command), command: request.command, args: request.args, env }) : undefined;
   if (hooks?.note !== undefined) warnings.push(hooks.note);
   hooks?.start({ controlPath, warn: (message) => warnings.push(message) });
   let live: LiveSession | undefined;

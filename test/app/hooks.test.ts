@@ -196,6 +196,23 @@ describe('opencode: its own event stream, nothing loaded into it', () => {
   });
 });
 
+describe('a pack named for another program', () => {
+  it('adds no hook flags when the program run is not the agent itself (run --pack claude -- sh)', async () => {
+    const result = await planHooks({ agent: 'claude', command: '/bin/sh', args: ['-c', 'echo hi'], env: {}, reportCommand: REPORT, tmpRoot: tmp });
+    plans.push(result);
+
+    expect(result).toMatchObject({ installed: false, args: ['-c', 'echo hi'] });
+    expect(result.note).toMatch(/sh is not claude's own command/);
+  });
+
+  it('still hooks the agent run by its path', async () => {
+    const result = await planHooks({ agent: 'claude', command: '/opt/tools/bin/claude', args: [], env: {}, reportCommand: REPORT, tmpRoot: tmp });
+    plans.push(result);
+
+    expect(result.installed).toBe(true);
+  });
+});
+
 describe('other agents', () => {
   it('get nothing (screens and /proc only)', async () => {
     expect((await plan('gemini', [])).installed).toBe(false);
