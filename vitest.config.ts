@@ -13,5 +13,7 @@ export default defineConfig({
     // it drives (PTYs, tmux, Chromium, the demo's pace). Measured at load ~6 on 2 cores: 658 s
     // with 1 worker, 280 s with 2. Every test must hold with a neighbour file running anyway.
     maxWorkers: 2,
+    // A test that asserts nothing passes whatever the code does: it fails instead.
+    expect: { requireAssertions: true },
   },
 });
