@@ -32,6 +32,23 @@ async function collect(pty: PtyProcess, onChunk?: (index: number) => void): Prom
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
+/** Polls `condition` every 20 ms: a wait for an event, never a fixed time (10 s on a loaded machine at most). */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The command (cat) is running and blocked reading the pty: state S in /proc. */
+async function untilReading(pty: PtyProcess): Promise<number> {
+  await until(() => {
+    const pid = pty.commandPid();
+    return pid !== undefined && readProcStat(pid)?.state === 'S';
+  }, 'the command to wait for input');
+  return pty.commandPid() as number;
+}
+
 describe('spawnPty output', () => {
   it('delivers a 20 MB write made right before exit byte for byte, three runs in a row, with a lagging reader', async () => {
     const size = 20_000_000;
@@ -131,13 +148,13 @@ describe('spawnPty terminal', () => {
       text += chunk.toString();
     });
     const stopped = new Promise<void>((resolve) => pty.onStopped(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilReading(pty);
 
     pty.write('\x1a');
     await stopped;
     pty.signalGroup('SIGCONT');
     pty.write('back\r');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => text.includes('back\r\nback\r\n'), 'cat to echo the line');
     pty.write('\x04');
     const exit = await pty.exited;
     pty.dispose();
@@ -156,18 +173,18 @@ describe('spawnPty terminal', () => {
     pty.onStopped(() => {
       isPairStopped = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const agent = pty.commandPid();
-    expect(agent).toBeDefined();
+    const agent = await untilReading(pty);
     const stateOf = (pid: number): string | undefined => readProcStat(pid)?.state;
 
-    process.kill(agent ?? 0, 'SIGSTOP');
+    process.kill(agent, 'SIGSTOP');
+    await until(() => stateOf(agent) === 'T', 'the agent to be stopped');
+    // A window for a wrong reaction (the helper suspending the pair) to show: nothing to wait on.
     await new Promise((resolve) => setTimeout(resolve, 800));
-    const whilePaused = stateOf(agent ?? 0);
-    process.kill(agent ?? 0, 'SIGCONT');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const whilePaused = stateOf(agent);
+    process.kill(agent, 'SIGCONT');
+    await until(() => stateOf(agent) !== 'T', 'the agent to be continued');
     pty.write('back\r');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => text.includes('back\r\nback\r\n'), 'cat to echo the line');
     pty.write('\x04');
     const exit = await pty.exited;
     pty.dispose();

@@ -188,24 +188,30 @@ describe('the native passthrough relay', () => {
     // Fewer hand-overs than frames (the main thread woke less often)…
     const handOvers = frames.filter((c, i) => i === 0 || c.deliveredAtMs - (frames[i - 1]?.deliveredAtMs ?? 0) > 2).length;
     expect(handOvers).toBeLessThan(6);
-    // …yet each frame carries its own read time, ~60 ms apart, never after its hand-over.
+    // …yet each frame carries its own read time, never after its hand-over: frames handed over
+    // together carry different times (a stamp of the hand-over would repeat one).
     for (const [i, frame] of frames.entries()) {
       expect(frame.atMs).toBeLessThanOrEqual(frame.deliveredAtMs);
-      if (i > 0) expect(frame.atMs - (frames[i - 1]?.atMs ?? 0)).toBeGreaterThan(30);
+      if (i > 0) expect(frame.atMs).toBeGreaterThan(frames[i - 1]?.atMs ?? 0);
     }
   });
 
   it('ends once the agent exits even when a background process keeps the pty open', async () => {
     const fds = fakeTerminalFds();
-    const started = performance.now();
-    const pty = spawnRelayed('(sleep 30 </dev/null >/dev/null 2>&1 &) ; sleep 30 & echo bye; exit 2', fds);
+    const pty = spawnRelayed('(sleep 300 </dev/null >/dev/null 2>&1 &) ; sleep 300 & echo "holder=$!"; echo bye; exit 2', fds);
 
     const exit = await pty.exited;
     pty.dispose();
+    const output = readFileSync(fds.outPath, 'utf8');
+    const holder = Number(/holder=(\d+)/.exec(output)?.[1]);
+    // Ended while the background job still holds the pty open (not by waiting it out).
+    const isHolderAlive = isAlive(holder);
+    if (holder > 0) process.kill(holder, 'SIGKILL');
 
     expect(exit.code).toBe(2);
-    expect(readFileSync(fds.outPath, 'utf8')).toContain('bye');
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(output).toContain('bye');
+    expect(holder).toBeGreaterThan(0);
+    expect(isHolderAlive).toBe(true);
   });
 });
 
@@ -300,3 +306,12 @@ describe("the relay's mode tracker (the C port of ModeTracker)", () => {
     expect(pty.modes?.revision).toBe(expected.revision);
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
-import { afterEach, describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import {
   BACKLOG_HIGH_BYTES,
@@ -70,6 +71,21 @@ describe('small writes on the main thread', () => {
 
     expect(screen.view().rows[1]).toBe('  ready');
     expect(screen.isBehind()).toBe(false);
+  });
+
+  it('parses a small write into an idle mirror before write returns even when the process was descheduled meanwhile', () => {
+    const { screen } = mirror();
+    // Every reading of the CPU clock 10 ms after the last, as on a loaded machine: more than a
+    // parse turn's limit passes between the turn's start and its first slice.
+    let fakeNowMs = performance.now();
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (fakeNowMs += 10));
+    try {
+      void screen.write('\x1b[2;3Hready');
+
+      expect(screen.view().rows[1]).toBe('  ready');
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('parses a write above the inline limit later, not inside write', async () => {

@@ -5,7 +5,7 @@
  * where not installed. The live values come from the built CLI (`agentwrap __complete`), with
  * an agent CLI on PATH that has a pack and session records in a temporary state directory.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,14 +73,20 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function script(shell: string): string {
-  return execFileSync(process.execPath, [CLI, 'completion', shell], { encoding: 'utf8', env });
+/** `agentwrap completion <shell>` written to a file, once per shell: the script does not change between cases. */
+const scripts = new Map<string, string>();
+function scriptFile(shell: string): string {
+  const known = scripts.get(shell);
+  if (known !== undefined) return known;
+  const file = join(dir, `agentwrap.${shell}`);
+  writeFileSync(file, execFileSync(process.execPath, [CLI, 'completion', shell], { encoding: 'utf8', env }));
+  scripts.set(shell, file);
+  return file;
 }
 
 /** What bash offers for `agentwrap <words>`, the cursor at the end of the last word. */
 function bashComplete(words: readonly string[]): string[] {
-  const file = join(dir, 'agentwrap.bash');
-  writeFileSync(file, script('bash'));
+  const file = scriptFile('bash');
   const quoted = ['agentwrap', ...words].map((w) => `'${w}'`).join(' ');
   const out = execFileSync('bash', ['--norc', '--noprofile', '-c', `source '${file}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _agentwrap; printf '%s\\n' "\${COMPREPLY[@]}"`], {
     encoding: 'utf8',
@@ -131,8 +137,7 @@ describe('completion bash (the real bash, its completion function called as on T
 
 describe.skipIf(!hasShell('fish'))('completion fish (complete -C in the real fish)', () => {
   function fishComplete(words: readonly string[]): string[] {
-    const file = join(dir, 'agentwrap.fish');
-    writeFileSync(file, script('fish'));
+    const file = scriptFile('fish');
     const line = ['agentwrap', ...words].join(' ');
     const out = execFileSync('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`], { encoding: 'utf8', env });
     return out.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0] ?? '');
@@ -151,12 +156,13 @@ describe.skipIf(!hasShell('zsh') || !hasShell('tmux'))('completion zsh (Tab pres
   const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
 
   beforeAll(async () => {
-    const file = join(dir, 'agentwrap.zsh');
-    writeFileSync(file, script('zsh'));
+    const file = scriptFile('zsh');
     writeFileSync(join(dir, 'home', '.zshrc'), `PS1='ready$ '\nautoload -U compinit && compinit -u\nsource '${file}'\n`);
     tmux('new-session', '-d', '-x', '120', '-y', '30', `env ZDOTDIR='${join(dir, 'home')}' zsh -i`);
-    // Keys typed before zsh draws its first prompt land in the wrong place: wait for it.
-    await waitForScreen((screen) => screen.includes('ready$ '));
+    // Keys typed before zsh draws its first prompt land in the wrong place: wait for it
+    // (capture-pane drops trailing spaces, so the prompt reads `ready$` at the end of its line).
+    const prompt = await waitForScreen((screen) => /^ready\$$/m.test(screen));
+    expect(prompt).toMatch(/^ready\$$/m);
   });
 
   afterAll(() => {
@@ -204,11 +210,13 @@ describe('the command table', () => {
     expect(helpOptions.filter((o) => !known.has(o))).toEqual([]);
   });
 
-  it('every command in the table is one agentwrap runs (not taken as an agent name)', () => {
-    for (const command of COMMAND_TABLE) {
-      const result = spawnSync(process.execPath, [CLI, command.name, '--help'], { encoding: 'utf8', env });
+  it('every command in the table is one agentwrap runs (not taken as an agent name)', async () => {
+    // All at once: each is a Node start-up, and they do not depend on each other.
+    const stderrOf = (name: string): Promise<string> =>
+      new Promise((resolvePromise) => execFile(process.execPath, [CLI, name, '--help'], { encoding: 'utf8', env }, (_error, _stdout, stderr) => resolvePromise(stderr)));
+    const results = await Promise.all(COMMAND_TABLE.map(async (command) => ({ name: command.name, stderr: await stderrOf(command.name) })));
 
-      expect(result.stderr, command.name).not.toMatch(/command not found/);
-    }
+    expect(results).toHaveLength(COMMAND_TABLE.length);
+    for (const { name, stderr } of results) expect(stderr, name).not.toMatch(/command not found/);
   });
 });

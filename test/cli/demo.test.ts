@@ -4,25 +4,33 @@
  * the turn's story, with no spurious transition, and blocked must follow the dialog (how
  * quickly is the machine's load as much as ours: `npm run bench` measures it).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
 
 const EXPECTED = ['idle', 'working', 'done', 'idle', 'working', 'blocked', 'working', 'done', 'idle'];
 
-describe('agentwrap demo --auto', () => {
-  it.each([1, 2, 3])('run %i publishes exactly the story of the turn', (run) => {
+/** The built CLI without a terminal, asynchronously: the runs below go at the same time. */
+function runCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, ...args], { encoding: 'utf8', env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
+}
+
+// Concurrent: each run mostly waits on the demo's own pace, and three runs side by side are
+// also three loaded machines for each other; the story must still be exact in every one.
+describe.concurrent('agentwrap demo --auto', () => {
+  it.for([1, 2, 3])('run %i publishes exactly the story of the turn', async (run, { expect }) => {
     ensureBuilt();
     const stateDir = mkdtempSync(join(tmpdir(), `aw-demo-${run}-`));
 
-    const result = spawnSync(process.execPath, [CLI, 'demo', '--auto', '--json'], {
-      encoding: 'utf8',
-      env: { ...process.env, AGENT_STATUS_DIR: join(stateDir, 'status') },
-      timeout: 60_000,
-    });
+    const result = await runCli(['demo', '--auto', '--json'], { ...process.env, AGENT_STATUS_DIR: join(stateDir, 'status') });
 
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { ok: boolean; transitions: { state: string; rule_id: string | null }[]; blocked_latency_ms: number | null };
@@ -34,10 +42,10 @@ describe('agentwrap demo --auto', () => {
     expect(report.blocked_latency_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('says so and drives itself when there is no terminal', () => {
+  it('says so and drives itself when there is no terminal', async ({ expect }) => {
     ensureBuilt();
 
-    const result = spawnSync(process.execPath, [CLI, 'demo'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const result = await runCli(['demo']);
 
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toContain('no terminal here');

@@ -158,7 +158,9 @@ describe('agentwrap run in a terminal', () => {
     const outer = openOuterTerminal(`exec bash --norc --noprofile -i`, { env: { PS1: 'prompt$ ' } });
     await outer.waitFor('prompt$ ');
     outer.pty.write(`${WRAP} run -- cat\r`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // cat answering through agentwrap (its echo after the terminal's): Ctrl-Z then reaches the agent.
+    outer.pty.write('ping\r');
+    await outer.waitFor(/ping\r\n(?:.|\n)*ping\r\n/);
 
     outer.pty.write('\x1a');
     await outer.waitFor(/Stopped/);

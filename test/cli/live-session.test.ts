@@ -9,7 +9,9 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isPidAlive } from '../../src/adapters/process-alive.js';
 import { requestControl } from '../../src/app/control-socket.js';
+import { readSessions } from '../../src/app/session-store.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
 import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
 
@@ -41,6 +43,14 @@ function listSessions(env: Record<string, string>): Listed[] {
   return doc.sessions;
 }
 
+/**
+ * The published states, read in-process: for waiting only (a `status --json` per poll is a Node
+ * start-up each time); what the test asserts comes from the CLI once the wait is over.
+ */
+function published(env: Record<string, string>): { key: string; state: string }[] {
+  return readSessions(env['AGENT_STATUS_DIR'] ?? '', Date.now(), isPidAlive).map((s) => ({ key: s.key, state: 'state' in s.record ? String(s.record.state) : '-' }));
+}
+
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
   const started = Date.now();
   for (;;) {
@@ -66,17 +76,20 @@ describe('a live wrapped session seen from outside', () => {
     const second = startDemo(env);
     await first.waitFor('? for shortcuts');
     await second.waitFor('? for shortcuts');
-    const sessions = await until('two idle sessions', () => {
-      const list = listSessions(env);
-      return list.length === 2 && list.every((s) => s.state === 'idle') ? list : undefined;
+    await until('two idle sessions', () => {
+      const list = published(env);
+      return list.length === 2 && list.every((s) => s.state === 'idle') ? true : undefined;
     });
+    const sessions = listSessions(env);
+    expect(sessions.map((s) => s.state)).toEqual(['idle', 'idle']);
 
     // Drive the first agent into its permission dialog; the second stays idle.
     first.pty.write('run the tests\r');
     await first.waitFor('Esc to cancel');
-    const firstKey = await until('the first session blocked', () => listSessions(env).find((s) => s.state === 'blocked')?.key);
-    const states = listSessions(env).map((s) => s.state).sort();
-    expect(states).toEqual(['blocked', 'idle']);
+    await until('the first session blocked', () => published(env).find((s) => s.state === 'blocked')?.key);
+    const listed = listSessions(env);
+    expect(listed.map((s) => s.state).sort()).toEqual(['blocked', 'idle']);
+    const firstKey = listed.find((s) => s.state === 'blocked')?.key ?? '';
     expect(sessions.map((s) => s.key)).toContain(firstKey);
 
     const explained = cli(['status', 'explain', firstKey], env);
@@ -115,10 +128,12 @@ describe('a live wrapped session seen from outside', () => {
 
     // Approve; the turn finishes as done (nobody looked); `ack` makes it idle.
     first.pty.write('1');
-    await until('the first session done', () => (listSessions(env).find((s) => s.key === firstKey)?.state === 'done' ? true : undefined));
+    await until('the first session done', () => (published(env).find((s) => s.key === firstKey)?.state === 'done' ? true : undefined));
+    expect(listSessions(env).find((s) => s.key === firstKey)?.state).toBe('done');
     const acked = cli(['ack', firstKey], env);
     expect(acked.code, acked.stderr).toBe(0);
-    await until('the first session idle after ack', () => (listSessions(env).find((s) => s.key === firstKey)?.state === 'idle' ? true : undefined));
+    await until('the first session idle after ack', () => (published(env).find((s) => s.key === firstKey)?.state === 'idle' ? true : undefined));
+    expect(listSessions(env).find((s) => s.key === firstKey)?.state).toBe('idle');
 
     // Records are private.
     const sessionsDir = join(env.AGENT_STATUS_DIR, 'sessions');
@@ -129,10 +144,9 @@ describe('a live wrapped session seen from outside', () => {
 
     // kill -9 of the first wrapper: its line disappears (the pid is dead) while the other stays.
     first.pty.kill('SIGKILL');
-    const remaining = await until('one session left', () => {
-      const list = listSessions(env);
-      return list.length === 1 ? list : undefined;
-    });
+    await until('one session left', () => (published(env).length === 1 ? true : undefined));
+    const remaining = listSessions(env);
+    expect(remaining).toHaveLength(1);
     expect(remaining[0]?.key).not.toBe(firstKey);
   });
 
@@ -141,7 +155,7 @@ describe('a live wrapped session seen from outside', () => {
     const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-events-')), 'status') };
     const term = startDemo(env);
     await term.waitFor('? for shortcuts');
-    await until('an idle session', () => (listSessions(env)[0]?.state === 'idle' ? true : undefined));
+    await until('an idle session', () => (published(env)[0]?.state === 'idle' ? true : undefined));
     const events = spawn(process.execPath, [CLI, 'events'], { env: { ...process.env, ...env } });
     let text = '';
     events.stdout.on('data', (chunk: Buffer) => {

@@ -180,11 +180,15 @@ describe('agentwrap report to a live session', () => {
     const reporter = newReporter();
     await session('s6', reporter);
 
+    const spawnedAfter = Date.now();
     await cli(['report', 'PermissionRequest', '--source', 'h'], { AGENTWRAP_SESSION: 's6' });
     const first = reporter.evidence()[0]?.lastSeq ?? 0;
+    const exitedBefore = Date.now();
     await cli(['report', 'Stop', '--source', 'h'], { AGENTWRAP_SESSION: 's6' });
 
-    expect(first).toBeGreaterThan(Date.now() - 60_000);
+    // The reporting process's own start: between this test's spawn and that process's exit.
+    expect(first).toBeGreaterThanOrEqual(spawnedAfter - 1);
+    expect(first).toBeLessThanOrEqual(exitedBefore);
     expect(reporter.evidence()[0]).toMatchObject({ lastEvent: 'Stop', lastEffect: 'released', assertion: undefined });
   });
 });

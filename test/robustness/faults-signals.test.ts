@@ -118,7 +118,9 @@ describe('the agent killed, stopped, or exiting while the terminal resizes', () 
   it('survives SIGSTOP and SIGCONT of agentwrap and of the agent, delivering every byte written meanwhile', async () => {
     const { env } = stateRoot();
     // 20 lines of 4 KB every 100 ms for ~3 s: the pty fills up while agentwrap is stopped.
-    const agent = `i=0; while [ $i -lt 30 ]; do i=$((i+1)); j=0; while [ $j -lt 20 ]; do j=$((j+1)); printf '%04d-%02d %s\\n' $i $j "$(printf '%4000s' | tr ' ' x)"; done; sleep 0.1; done; echo FINISHED`;
+    // The 4 KB line is made once: a subshell and `tr` per line made the agent itself the slow
+    // part on a loaded machine (600 of each).
+    const agent = `x=$(printf '%4000s' | tr ' ' x); i=0; while [ $i -lt 30 ]; do i=$((i+1)); j=0; while [ $j -lt 20 ]; do j=$((j+1)); printf '%04d-%02d %s\\n' $i $j "$x"; done; sleep 0.1; done; echo FINISHED`;
     const term = wrappedInShell(agent, env);
     await term.waitFor('0001-01');
     const session = await oneSession(env);

@@ -93,6 +93,8 @@ export class FlowControlledScreen implements ScreenMirror {
   private readonly budget: ParseBudget | undefined;
   private lastWriteAtMs = 0;
   private turnStartMs = 0;
+  /** The current turn parsed a slice: its time limit applies only from then on (see mayParseMore). */
+  private hasParsedThisTurn = false;
   /** The bucket ran dry with bytes waiting: parsing resumes at `resumeMs` tokens (or at quiet). */
   private isWaitingForBudget = false;
   /** Output went quiet: parse without the budget until idle or until the next write. */
@@ -267,6 +269,7 @@ export class FlowControlledScreen implements ScreenMirror {
     const budget = this.budget;
     if (this.isDisposed || budget === undefined) return;
     this.turnStartMs = performance.now();
+    this.hasParsedThisTurn = false;
     const tokens = budget.refill();
     if (this.isBudgetLifted()) {
       this.isWaitingForBudget = false;
@@ -292,10 +295,15 @@ export class FlowControlledScreen implements ScreenMirror {
     if (this.backlogBytes > targetBytes) this.cutBacklog(targetBytes);
   }
 
-  /** Paced: may the pump loop parse one more slice in this turn? */
+  /**
+   * Paced: may the pump loop parse one more slice in this turn? The turn's time limit counts
+   * only once it parsed a slice: a process descheduled for longer than the limit between the
+   * turn's start and its first slice (a loaded machine) would otherwise defer even a small
+   * write into an idle mirror, which is parsed before `write` returns.
+   */
   private mayParseMore(): boolean {
     if (this.budget === undefined) return true;
-    if (performance.now() - this.turnStartMs >= PARSE_TURN_MAX_MS) return false;
+    if (this.hasParsedThisTurn && performance.now() - this.turnStartMs >= PARSE_TURN_MAX_MS) return false;
     return this.isBudgetLifted() || this.budget.tokens > 0;
   }
 
@@ -376,6 +384,7 @@ export class FlowControlledScreen implements ScreenMirror {
       else item.data = typeof item.data === 'string' ? item.data.slice(piece.length) : item.data.subarray(piece.length);
       this.backlogBytes -= piece.length;
       this.sendItem({ kind: 'data', data: piece, atMs: item.atMs, waiters: isWhole ? item.waiters : [] });
+      this.hasParsedThisTurn = true;
       if (this.budget !== undefined) {
         const tookMs = performance.now() - startedMs;
         this.budget.charge(tookMs);
