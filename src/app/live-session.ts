@@ -45,7 +45,6 @@ import { DetectorSession } from './session.js';
 export { NOTIFY_MIN_INTERVAL_MS, terminalNotification } from './live/notifier.js';
 export { PROCESS_SAMPLE_MIN_MS } from './live/process-source.js';
 export { TITLE_REPUBLISH_MIN_MS } from './live/publisher.js';
-export { STORE_TIMER_SLACK_MS } from './live/publishing.js';
 
 export interface LiveSessionOptions {
   readonly launched: LaunchedSession;
@@ -134,10 +133,15 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   });
   // The `screen` control stream (status --watch's preview) looks for a changed viewport after each evaluation.
   const screenFeed = createScreenFeed(() => screen.view());
-  const loop = new TickLoop(detector, clock, (changed, nowMs) => {
-    screenFeed.check();
-    publisher.afterTick(changed, detector.state, nowMs);
-  });
+  const loop = new TickLoop(
+    detector,
+    clock,
+    (changed, nowMs) => {
+      screenFeed.check();
+      publisher.afterTick(changed, detector.state, nowMs);
+    },
+    () => clock.nowMs() + (publisher.store?.refreshDueMs() ?? Number.POSITIVE_INFINITY),
+  );
   const recording =
     options.record === undefined
       ? NO_RECORDING

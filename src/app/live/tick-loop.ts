@@ -24,6 +24,12 @@ export class TickLoop {
     private readonly clock: Clock,
     /** After each evaluation, in the same wake-up (record refresh, title republish). */
     private readonly afterTick: (changed: boolean, nowMs: number) => void,
+    /**
+     * When afterTick has work of its own due (the record's refresh), on the clock's time: the
+     * tick wakes for it, so a settled session whose tick floor is longer than the refresh
+     * interval still refreshes on time and in a wake-up of the loop's, not a timer of its own.
+     */
+    private readonly afterTickDueMs: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   get isTicking(): boolean {
@@ -43,7 +49,8 @@ export class TickLoop {
   /** Re-plans the timer for the detector's next due time. */
   arm(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
-    const delayMs = Math.max(0, this.detector.nextDueMs() - this.clock.nowMs());
+    const dueMs = Math.min(this.detector.nextDueMs(), this.afterTickDueMs());
+    const delayMs = Math.max(0, dueMs - this.clock.nowMs());
     this.timer = setTimeout(() => this.runTick(), delayMs);
     this.timer.unref();
   }
