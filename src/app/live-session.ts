@@ -147,6 +147,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       ? NO_RECORDING
       : startRecordingTap({ ...options.record, cols: size.cols, rows: size.rows, command: [options.command, ...options.args], env: options.env, clock, startMs: detectorStartMs, warn });
 
+  // The native relay without a recording hands output over on the detector's schedule
+  // (src/native/relay.c): each hand-over is when the detector wants to look.
+  const isHandedOverOnSchedule = launched.passthrough === 'native' && options.record === undefined;
   const disposers = [
     launched.onOutput((chunk, isFlooding, atMs) => {
       // A flood is handed over a few times a second: the gaps between hand-overs are not quiet.
@@ -161,7 +164,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       );
       detector.noteOutput(readAtMs);
       recording.output(chunk);
-      loop.poke();
+      if (isHandedOverOnSchedule && !isFlooding) loop.tickNow();
+      else loop.poke();
     }),
     launched.onInput((chunk) => {
       detector.noteInput(chunk);

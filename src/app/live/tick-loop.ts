@@ -15,6 +15,7 @@ export interface Tickable {
 
 export class TickLoop {
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private isTickingNow = false;
   private isStopped = false;
   private lastWrite: Promise<void> = Promise.resolve();
@@ -48,7 +49,7 @@ export class TickLoop {
 
   /** Re-plans the timer for the detector's next due time. */
   arm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.cancel();
     const dueMs = Math.min(this.detector.nextDueMs(), this.afterTickDueMs());
     const delayMs = Math.max(0, dueMs - this.clock.nowMs());
     this.timer = setTimeout(() => this.runTick(), delayMs);
@@ -60,15 +61,35 @@ export class TickLoop {
     if (!this.isTickingNow && !this.isStopped) this.arm();
   }
 
+  /**
+   * Output arrived on the detector's own schedule (the native relay hands it over once output
+   * has been quiet QUIET_RECHECK_MS, or every STREAMING_RECHECK_MS while it streams): tick in
+   * this wake-up, once the write is parsed, instead of arming the quiet recheck's timer for a
+   * moment the relay has already waited out (a second wake-up per hand-over under a spinner).
+   */
+  tickNow(): void {
+    if (this.isTickingNow || this.isStopped) return;
+    this.cancel();
+    this.immediate = setImmediate(() => this.runTick());
+    this.immediate.unref();
+  }
+
   /** No more ticks (the agent exited); a tick in progress finishes without re-arming. */
   stop(): void {
     this.isStopped = true;
+    this.cancel();
+  }
+
+  private cancel(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
   }
 
   private runTick(): void {
     this.timer = undefined;
+    this.immediate = undefined;
     if (this.isTickingNow) return;
     this.isTickingNow = true;
     void this.lastWrite

@@ -64,4 +64,23 @@ describe('TickLoop', () => {
 
     expect(refreshes).toEqual([0]);
   });
+
+  it('tickNow evaluates in this wake-up, after the noted write is parsed, though nothing is due', async () => {
+    const d = { calls: [] as string[], nextDueMs: () => 1e9, evaluate: () => (d.calls.push('evaluate'), { changed: false }) };
+    const loop = new TickLoop(d, manualClock(0), () => undefined);
+    let parse!: () => void;
+    loop.noteWrite(new Promise<void>((resolve) => (parse = resolve)));
+
+    loop.arm();
+    loop.tickNow();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const beforeParse = [...d.calls];
+    parse();
+    await until(() => d.calls.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    loop.stop();
+
+    expect(beforeParse).toEqual([]);
+    expect(d.calls).toEqual(['evaluate']);
+  });
 });
