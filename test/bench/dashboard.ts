@@ -135,5 +135,6 @@ main()
   })
   .finally(() => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-    rmSync(state, { recursive: true, force: true });
+    // The killed agents' wrappers are still removing their records: retry while they finish.
+    rmSync(state, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });

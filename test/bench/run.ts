@@ -291,7 +291,9 @@ function measureDashboard(): DashboardResult {
   const args = [join(ROOT, 'dist', 'test', 'bench', 'dashboard.js'), '--sessions', String(CONFIG.dashboardSessions), '--seconds', String(CONFIG.idleS), '--json'];
   const result = spawnSync('node', args, { cwd: ROOT, env: baseEnv, encoding: 'utf8', timeout: 600_000 });
   const last = result.stdout.trim().split('\n').at(-1) ?? '';
-  if (result.status !== 0 || !last.startsWith('{')) throw new Error(`dashboard bench failed: ${result.stderr}${result.stdout}`);
+  // The figures are the --json line; a failure after it (its cleanup) is reported, not fatal.
+  if (!last.startsWith('{')) throw new Error(`dashboard bench failed: ${result.stderr}${result.stdout}`);
+  if (result.status !== 0) log(`dashboard bench exited ${String(result.status)} after its figures: ${result.stderr.trim().split('\n').slice(0, 3).join(' ')}`);
   log(result.stdout.trim().split('\n').slice(0, -1).join('; '));
   return JSON.parse(last) as DashboardResult;
 }
@@ -513,7 +515,7 @@ const BLOCKERS = {
   events: 'a transition is pushed over the session\'s control socket as it is published; what remains is scheduling delay on a saturated machine',
   spinner: 'the main thread\'s JavaScript at ~4 hand-overs a second, each with its tick in the same wake-up (draining, parsing the frames into the mirror, a viewport snapshot, the pack check, a /proc walk once a second), ~2.5 ms each on this loaded machine, all in V8\'s baseline tier since nothing runs often enough to be optimised; the relay thread and V8\'s helper threads add about as much again',
   dashboard:
-    'a wake-up for every record rewrite of every listed session (inotify cannot tell a lease refresh from a new title) and a redraw a second while any age on screen is under a minute',
+    'the selected session\'s preview, redrawn at every screen change its stream sends (one per hand-over, ~4 a second for a spinner), and a wake-up for every record rewrite of every listed session (a spinner\'s title is republished every 2 s; inotify cannot tell a lease refresh from a new title)',
   rss: 'Node 20 starts at ~39 MB; xterm, RE2, smol-toml and the compiled packs bring a bare import to ~57 MB',
 } as const;
 
