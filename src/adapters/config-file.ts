@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_CONFIG, formatConfigIssue, parseConfig } from '../core/config-schema.js';
+import { EMPTY_CONFIG } from '../core/config-values.js';
 import type { ConfigSnapshot } from '../core/launch-settings.js';
 
 export type ConfigStatus = 'absent' | 'ok' | 'invalid';
@@ -38,7 +38,7 @@ export function configFilePath(env: NodeJS.ProcessEnv): string | undefined {
   return home === undefined ? undefined : join(home, '.config', 'agentwrap', 'config.toml');
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv): LoadedConfig {
+export async function loadConfig(env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
   const path = configFilePath(env);
   if (path === undefined) return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
   let text: string;
@@ -49,6 +49,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): LoadedConfig {
     if (code === 'ENOENT' || code === 'ENOTDIR') return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
     return { path, config: EMPTY_CONFIG, status: 'invalid', problems: [`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`] };
   }
+  // The TOML parser is loaded only when there is a file to parse (most runs have none).
+  const { formatConfigIssue, parseConfig } = await import('../core/config-schema.js');
   const parsed = parseConfig(text, path, homeOf(env));
   if (parsed.kind === 'invalid') return { path, config: EMPTY_CONFIG, status: 'invalid', problems: parsed.errors.map(formatConfigIssue) };
   return { path, config: parsed.config, status: 'ok', problems: [] };

@@ -18,10 +18,7 @@ export interface SshTarget {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** A host that would be read by ssh as an option is refused (`--host -oProxyCommand=…`). */
-export function isSafeHost(host: string): boolean {
-  return host !== '' && !host.startsWith('-') && !/[\s\u0000-\u001f]/.test(host);
-}
+export { isSafeHost } from '../core/host-name.js';
 
 /** The program and arguments that run `agentwrap <args>` on `target.host`. */
 export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[]): { file: string; args: string[] } {

@@ -45,7 +45,6 @@ import { DetectorSession } from './session.js';
 export { NOTIFY_MIN_INTERVAL_MS, terminalNotification } from './live/notifier.js';
 export { PROCESS_SAMPLE_MIN_MS } from './live/process-source.js';
 export { TITLE_REPUBLISH_MIN_MS } from './live/publisher.js';
-export { STORE_TIMER_SLACK_MS } from './live/publishing.js';
 
 export interface LiveSessionOptions {
   readonly launched: LaunchedSession;
@@ -134,15 +133,23 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   });
   // The `screen` control stream (status --watch's preview) looks for a changed viewport after each evaluation.
   const screenFeed = createScreenFeed(() => screen.view());
-  const loop = new TickLoop(detector, clock, (changed, nowMs) => {
-    screenFeed.check();
-    publisher.afterTick(changed, detector.state, nowMs);
-  });
+  const loop = new TickLoop(
+    detector,
+    clock,
+    (changed, nowMs) => {
+      screenFeed.check();
+      publisher.afterTick(changed, detector.state, nowMs);
+    },
+    () => clock.nowMs() + (publisher.store?.refreshDueMs() ?? Number.POSITIVE_INFINITY),
+  );
   const recording =
     options.record === undefined
       ? NO_RECORDING
       : startRecordingTap({ ...options.record, cols: size.cols, rows: size.rows, command: [options.command, ...options.args], env: options.env, clock, startMs: detectorStartMs, warn });
 
+  // The native relay without a recording hands output over on the detector's schedule
+  // (src/native/relay.c): each hand-over is when the detector wants to look.
+  const isHandedOverOnSchedule = launched.passthrough === 'native' && options.record === undefined;
   const disposers = [
     launched.onOutput((chunk, isFlooding, atMs) => {
       // A flood is handed over a few times a second: the gaps between hand-overs are not quiet.
@@ -157,7 +164,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       );
       detector.noteOutput(readAtMs);
       recording.output(chunk);
-      loop.poke();
+      if (isHandedOverOnSchedule && !isFlooding) loop.tickNow();
+      else loop.poke();
     }),
     launched.onInput((chunk) => {
       detector.noteInput(chunk);

@@ -12,7 +12,6 @@ export { resolveExecutable } from '../adapters/executable.js';
 // Type only: erased at run time, so the CLI's light commands never load node-pty through here.
 export type { Passthrough } from '../adapters/pty/index.js';
 export { checkStateRootForReading, resolveStateRoot, stateLayout } from '../adapters/state-dir.js';
-export { loadConfig, type LoadedConfig } from '../adapters/config-file.js';
 export { loadNativeRelay } from '../adapters/relay.js';
 export { resolveOnPath } from '../adapters/agent-version.js';
 export { isSafeHost } from '../adapters/ssh.js';

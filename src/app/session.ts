@@ -7,7 +7,8 @@
  * user's terminal, and every failure inside it is reported through `onWarning`.
  */
 import { evaluatePack, packInputFromSnapshot } from '../core/evaluate.js';
-import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS, TICK_MS } from '../core/policy.js';
+import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS } from '../core/policy.js';
+import { tickFloorMs } from '../core/tick-cadence.js';
 import {
   initialDetectorState,
   markDetectorSeen,
@@ -62,6 +63,8 @@ export class DetectorSession {
   private isReportPending = false;
   private exit: ExitEvidence | undefined;
   private lastTickAtMs: number | undefined;
+  /** The /proc sample the last evaluation read (the tick cadence backs off only on a quiet tree). */
+  private lastProcess: ProcessEvidence | undefined;
   private pack: LoadedPack | undefined;
   private isWarnedTickFailure = false;
   /** The exit has been seen by a tick (so it is not due again). */
@@ -158,7 +161,7 @@ export class DetectorSession {
   }
 
   /**
-   * When the next tick is due: the 1 Hz floor, a recheck QUIET_RECHECK_MS after output went
+   * When the next tick is due: the 1 Hz floor (5 s once the session settled, core/tick-cadence), a recheck QUIET_RECHECK_MS after output went
    * quiet (so a dialog drawn mid-second is published well under a second later), one every
    * STREAMING_RECHECK_MS while output keeps streaming (spinners never go quiet), and whatever
    * time-based rule (an idle hold, a title spinner going stale, the watchdog) comes due first.
@@ -166,7 +169,7 @@ export class DetectorSession {
   nextDueMs(): number {
     const nowMs = this.options.clock.nowMs();
     if (this.lastTickAtMs === undefined) return nowMs;
-    const due = [this.lastTickAtMs + TICK_MS];
+    const due = [this.lastTickAtMs + this.floorMs(nowMs)];
     if (this.lastOutputAtMs !== undefined && this.lastOutputAtMs >= this.lastTickAtMs) {
       due.push(this.lastOutputAtMs + QUIET_RECHECK_MS, this.lastTickAtMs + STREAMING_RECHECK_MS);
     }
@@ -195,6 +198,7 @@ export class DetectorSession {
       const isPackSwapped = pack !== this.pack;
       this.pack = pack;
       const snapshot = this.snapshot();
+      this.lastProcess = snapshot.process;
       if (this.exit !== undefined) this.isExitEvaluated = true;
       if (!isPackSwapped && !shouldEvaluate(this.detector, snapshot, nowMs)) return { changed: false, entry: undefined };
       let verdict: PackVerdict | undefined = this.detector.lastVerdict;
@@ -214,6 +218,11 @@ export class DetectorSession {
       }
       return { changed: false, entry: undefined };
     }
+  }
+
+  private floorMs(nowMs: number): number {
+    const lastActivityAtMs = Math.max(this.startedAtMs, this.lastOutputAtMs ?? -Infinity, this.lastInputAtMs ?? -Infinity, this.lastReportAtMs ?? -Infinity, this.detector.session.stateSinceMs);
+    return tickFloorMs({ state: this.detector.session.state, lastActivityAtMs, process: this.lastProcess, nowMs });
   }
 
   private markSeen(nowMs: number): boolean {

@@ -66,7 +66,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   if (!WITHOUT_CONFIG.has(first)) {
     const { applyUserConfig } = await import('./user-config.js');
-    applyUserConfig(process.env, (text) => process.stderr.write(text));
+    await applyUserConfig(process.env, (text) => process.stderr.write(text));
   }
   const load = COMMANDS[first];
   if (load !== undefined) {

@@ -5,8 +5,8 @@
  * problem becomes a `{sent: false, reason}` (the commands exit 0 and say why only under
  * AGENTWRAP_DEBUG=1). Loaded lazily, and only when a session id is around.
  */
-import { isPidAlive } from '../app/platform.js';
-import { resolveStateRoot } from '../app/platform.js';
+import { isPidAlive } from '../app/state-access.js';
+import { resolveStateRoot } from '../app/state-access.js';
 import { ControlError, requestControl } from '../app/control-socket.js';
 import { readSessions, resolveSession } from '../app/session-store.js';
 

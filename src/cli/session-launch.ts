@@ -49,7 +49,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
   if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
 
   const warnings: string[] = [];
-  const settings = resolveLaunchSettings(typed.flags, userConfig(env), typed.flags.pack ?? basename(typed.command));
+  const settings = resolveLaunchSettings(typed.flags, userConfig(), typed.flags.pack ?? basename(typed.command));
   const request = withSettings(typed, settings, warnings);
   // The control socket's path is fixed before the agent starts, so its environment can carry it
   // (AGENTWRAP_CONTROL): `agentwrap report` in a hook then needs no directory scan, and finds out

@@ -3,7 +3,7 @@
  * the directories `--state-dir` names (containers' bind-mounted roots), plus other machines
  * (`--host`, over ssh).
  */
-import { isPidAlive, isSafeHost, resolveStateRoot, stateLayout } from '../app/platform.js';
+import { isPidAlive, isSafeHost, resolveStateRoot, stateLayout } from '../app/state-access.js';
 import { loadSkipCache, readCachedSessionsReport } from '../app/session-store.js';
 import type { SkipCache } from '../app/skip-cache.js';
 import type { HostedSession, HostReport } from '../app/remote-status.js';

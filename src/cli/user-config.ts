@@ -4,12 +4,19 @@
  * $AGENT_STATUS_DIR when that is unset, so every reader and writer in this process, and the
  * agent's hooks (which inherit the environment), agree on one directory.
  */
-import { loadConfig, type LoadedConfig } from '../app/platform.js';
+import { loadConfig, type LoadedConfig } from '../app/state-access.js';
 
 let loaded: LoadedConfig | undefined;
 
-export function userConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  loaded ??= loadConfig(env);
+/** Reads the config file, once per process. */
+export async function loadUserConfig(env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  loaded ??= await loadConfig(env);
+  return loaded;
+}
+
+/** The config main loaded before the command ran (every command but the hooks', doctor's and completions'). */
+export function userConfig(): LoadedConfig {
+  if (loaded === undefined) throw new Error('the config file was read before main loaded it');
   return loaded;
 }
 
@@ -19,8 +26,8 @@ export function configWarnings(config: LoadedConfig): string[] {
 }
 
 /** Warns about a broken config and applies `state_dir`; for every command that reads or writes state. */
-export function applyUserConfig(env: NodeJS.ProcessEnv, stderr: (text: string) => void): void {
-  const config = userConfig(env);
+export async function applyUserConfig(env: NodeJS.ProcessEnv, stderr: (text: string) => void): Promise<void> {
+  const config = await loadUserConfig(env);
   for (const line of configWarnings(config)) stderr(`${line}\n`);
   const stateDir = config.config.stateDir;
   const explicit = env['AGENT_STATUS_DIR'];

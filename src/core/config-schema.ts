@@ -19,31 +19,8 @@ export const DEFAULT_RECORD_KEEP = 50;
 /** A config file bigger than this is refused, not parsed: a real one is a few lines. */
 export const MAX_CONFIG_BYTES = 64 * 1024;
 
-/** A value from the file and the 1-based line it was set on (undefined when not found). */
-export interface Sourced<T> {
-  readonly value: T;
-  readonly line: number | undefined;
-}
-
-export interface UserConfig {
-  readonly notify: Sourced<boolean> | undefined;
-  readonly onState: Sourced<string> | undefined;
-  /** Absolute paths (a leading `~/` is expanded with the home given to parseConfig). */
-  readonly stateDir: Sourced<string> | undefined;
-  readonly recordDir: Sourced<string> | undefined;
-  readonly recordKeep: Sourced<number> | undefined;
-  /** Per agent: false turns its reporter hooks off, true keeps them on. */
-  readonly hooks: Readonly<Record<string, Sourced<boolean>>>;
-}
-
-export const EMPTY_CONFIG: UserConfig = {
-  notify: undefined,
-  onState: undefined,
-  stateDir: undefined,
-  recordDir: undefined,
-  recordKeep: undefined,
-  hooks: {},
-};
+export { EMPTY_CONFIG, type Sourced, type UserConfig } from './config-values.js';
+import type { Sourced, UserConfig } from './config-values.js';
 
 /** One problem in the config file, printed `FILE:LINE: reason`. */
 export interface ConfigIssue {

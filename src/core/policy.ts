@@ -12,6 +12,20 @@
 export const TICK_MS = 1000;
 
 /**
+ * The tick floor of a settled session (core/tick-cadence.ts): nothing new for SETTLE_AFTER_MS,
+ * not working, and an agent tree with a quiet CPU. Such a session can only change on new
+ * evidence, and every kind of it but one wakes the loop at once (output, a keystroke, a hook's
+ * report, the exit, a time-based rule's own deadline); the one that does not is an agent that
+ * starts computing without drawing anything, seen by the /proc sample up to this much later.
+ * 1 Hz ticks were most of an idle session's CPU (one wake-up a second: a /proc walk and the
+ * unchanged-tick check, ~0.35 ms on a quiet machine and ~1.2 ms on a loaded one).
+ */
+export const SETTLED_TICK_MS = 5000;
+
+/** How long a session must see nothing new (output, input, a report, a state change) before its tick floor stretches to SETTLED_TICK_MS. */
+export const SETTLE_AFTER_MS = 5000;
+
+/**
  * Evaluate again this long after PTY output goes quiet. Agents draw a dialog in a burst of
  * frames within ~50–100 ms, so 100 ms of silence means the frame has settled and a permission
  * prompt is evaluated ~100 ms after it is drawn instead of up to a whole tick later. Measured on

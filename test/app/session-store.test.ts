@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, type ManualClock } from '../../src/adapters/clock.js';
-import { createSessionRecord, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
+import { createSessionRecord, DEFAULT_RECORD_TTL_MS, recordKey, refreshIntervalMs, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
 import { loadSkipCache, openSessionStore, readCachedSessionsReport, readHeartbeats, readSessionsReport, resolveSession, sweepStaleRecords, type SessionStore } from '../../src/app/session-store.js';
 import { SkipCache, skipCachePath } from '../../src/app/skip-cache.js';
 
 const WALL_START_MS = Date.now();
-const TTL_MS = 15_000;
+const TTL_MS = DEFAULT_RECORD_TTL_MS;
 
 let base: string;
 let root: string;

@@ -2,7 +2,10 @@
  * The live dashboard's cost and latency with many sessions, measured the way people run it:
  * N wrapped demo agents in windows of one tmux server, `agentwrap status --watch` in another.
  *
- *   npm run build && flock /tmp/agentwrap-heavy.lock node dist/test/bench/dashboard.js [--sessions 20] [--seconds 30]
+ *   npm run build && flock /tmp/agentwrap-heavy.lock node dist/test/bench/dashboard.js [--sessions 20] [--seconds 30] [--json]
+ *
+ * run.ts (`npm run bench`, `--only=dashboard`) runs it with --json: the figures as one JSON
+ * line at the end (DashboardResult).
  *
  * Phase 1 (idle): every agent waits at its prompt; the dashboard's CPU over the window.
  * Phase 2 (busy): half the agents work (long prompts: a 10 fps spinner, title changes), and
@@ -68,6 +71,15 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/** What --json prints: CPU % of one core per phase, and publish → frame delays in ms. */
+export interface DashboardResult {
+  readonly sessions: number;
+  readonly seconds: number;
+  readonly idlePct: number;
+  readonly busyPct: number;
+  readonly delaysMs: readonly number[];
+}
+
 async function main(): Promise<void> {
   const demo = `AGENTWRAP_DEMO_SPEED=0.5 exec ${process.execPath} ${CLI} demo`;
   const panes = [tmux('new-session', '-d', '-P', '-F', '#{pane_id}', '-s', 'bench', '-x', '140', '-y', '50', demo)];
@@ -110,6 +122,10 @@ async function main(): Promise<void> {
   console.log(
     `latency: ${delays.length} transitions drawn, publish → frame median ${median(delays).toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms`,
   );
+  if (argv.includes('--json')) {
+    const result: DashboardResult = { sessions: SESSIONS, seconds: SECONDS, idlePct: idle, busyPct: working, delaysMs: delays };
+    console.log(JSON.stringify(result));
+  }
 }
 
 main()
@@ -119,5 +135,6 @@ main()
   })
   .finally(() => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-    rmSync(state, { recursive: true, force: true });
+    // The killed agents' wrappers are still removing their records: retry while they finish.
+    rmSync(state, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });

@@ -181,11 +181,20 @@ describe('dashboard layout', () => {
   it('wakes up for ages only when a cell on screen would read differently', () => {
     const at = (ages: number[]): number =>
       msUntilAgesChange(withRows(initialState(), ages.map((age, i) => row(`r${i}`, 'idle', age)), []), NOW);
-    expect(at([12_300])).toBe(700); // 12s → 13s
+    expect(at([12_300])).toBe(1_000); // 12s → 13s, drawn at the clock's next whole second (NOW is one)
     expect(at([125_000])).toBe(55_000); // 2m → 3m
     expect(at([125_000, 7_200_000 + 5_000])).toBe(55_000);
     expect(at([7_200_000 + 5_000])).toBe(3_595_000); // 2h → 3h
     expect(msUntilAgesChange(withRows(initialState(), [row('x', undefined, 0)], []), NOW)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('redraws ages in seconds once a second however many rows, at the clock\'s whole seconds', () => {
+    // Twenty rows whose seconds turn over at twenty different moments of the coming second.
+    const rows = Array.from({ length: 20 }, (_, i) => row(`r${i}`, 'idle', 5_000 + i * 47));
+    const state = withRows(initialState(), rows, []);
+    const wakes: number[] = [];
+    for (let t = NOW + 1; t < NOW + 3_000; t += msUntilAgesChange(state, t)) wakes.push(t);
+    expect(wakes).toEqual([NOW + 1, NOW + 1_000, NOW + 2_000]);
   });
 
   it('rewrites only the lines that changed, and the ones whose highlight moved', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createHeartbeat,
   createSessionRecord,
+  DEFAULT_RECORD_TTL_MS,
   isLive,
   isRecordLive,
   KEY_MAX_CHARS,
@@ -126,7 +127,7 @@ describe('createSessionRecord', () => {
       model_source: 'unknown',
       written_by: 'agentwrap',
       updated_at: NOW,
-      ttl_ms: 15_000,
+      ttl_ms: DEFAULT_RECORD_TTL_MS,
       title: 'Fixing tests',
       wrapper_pid: 4320,
     });

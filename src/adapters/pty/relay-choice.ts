@@ -51,7 +51,7 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
       relayModes.revision = batch.modesRevision;
       tapDroppedBytes += batch.droppedOutput;
       relayModes.reset = batch.modesReset;
-      if (batch.output !== undefined) dispatchChunks(output, batch, batch.output, isFlooding);
+      if (batch.output !== undefined) dispatchChunks(output, batch, batch.output, isFlooding, parts.passthrough?.lossless === true);
       if (batch.input !== undefined) for (const listener of parts.inputListeners) listener(batch.input);
       if (batch.stopped) {
         tail.isReadEnded = true;
@@ -92,13 +92,28 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
 }
 
 /**
- * One batch may hold several chunks the thread read at different times: each goes out alone,
- * stamped with its own arrival time.
+ * One batch may hold several chunks the thread read at different times. Into a recording
+ * (lossless: the thread hands each chunk over as it comes) each goes out alone, stamped with
+ * its own arrival time. Otherwise the batch goes out as one chunk stamped with its newest
+ * chunk's time: a 10 fps spinner's hand-over every STREAMING_RECHECK_MS carries ~3 frames, and
+ * sent one by one they cost three passes through every tap and, after the first inline parse,
+ * two more of the mirror's timer wake-ups. The detector loses nothing it reads: it never ticks
+ * between the chunks of one batch, output's quiet time counts from the newest read either way,
+ * and evidence drawn in an older chunk of the batch (a title, a bell) is stamped at most one
+ * hand-over (≤ STREAMING_RECHECK_MS) later, against windows of seconds.
  */
-function dispatchChunks(output: OutputFanout, batch: RelayBatch, bytes: Buffer, isFlooding: boolean): void {
+function dispatchChunks(output: OutputFanout, batch: RelayBatch, bytes: Buffer, isFlooding: boolean, isLossless: boolean): void {
   const nowMs = performance.now();
   const count = batch.chunkOffsets.length;
-  if (count === 0) output.dispatch(bytes, isFlooding);
+  if (count === 0) {
+    output.dispatch(bytes, isFlooding);
+    return;
+  }
+  if (!isLossless) {
+    const all = bytes.subarray(batch.chunkOffsets[0] ?? 0);
+    if (all.length > 0) output.dispatch(all, isFlooding, nowMs - (batch.chunkAgesMs[count - 1] ?? 0));
+    return;
+  }
   for (let k = 0; k < count; k++) {
     const start = batch.chunkOffsets[k] ?? 0;
     const end = k + 1 < count ? (batch.chunkOffsets[k + 1] ?? bytes.length) : bytes.length;

@@ -6,19 +6,11 @@
 import { isPidAlive } from '../../adapters/process-alive.js';
 import { StateDirError } from '../../adapters/state-dir.js';
 import type { Clock } from '../../adapters/clock.js';
-import { TICK_MS } from '../../core/policy.js';
 import type { DetectorState } from '../../core/tick.js';
 import { prepareControlSocketPath, startControlServer, type ControlHandlers, type ControlServer } from '../control-socket.js';
 import { openSessionStore, sweepStaleRecords } from '../session-store.js';
 import { describeError } from '../session.js';
 import type { Publisher } from './publisher.js';
-
-/**
- * The session store's own refresh timer fires this long after a refresh is due: the tick (at
- * least every TICK_MS) does the refresh first, in a wake-up it makes anyway, so an idle session
- * does not wake a second time for it. A refresh is then at most ~1 s late, against a 15 s lease.
- */
-export const STORE_TIMER_SLACK_MS = TICK_MS + 500;
 
 export interface PublishingOptions {
   readonly stateRoot: string;
@@ -52,7 +44,10 @@ export async function startPublishing(options: PublishingOptions): Promise<Contr
     publisher.controlPath = '';
     controlError = error;
   }
-  const store = openSessionStore({ root: options.stateRoot, key: options.key, clock, onWarning: options.warn, timerSlackMs: STORE_TIMER_SLACK_MS });
+  // No timer of the store's own: the tick loop wakes when the refresh is due and does it
+  // (tick-loop.ts afterTickDueMs). A second timer, re-armed at every refresh, cost a wake-up of
+  // its own every refresh (Node re-checks a re-armed timer list when its first expiry passes).
+  const store = openSessionStore({ root: options.stateRoot, key: options.key, clock, onWarning: options.warn, autoRefresh: false });
   publisher.store = store;
   const isPublished = await store.publish(publisher.record(options.state()));
   // A state directory that refuses both is said once, by the store, which names it; a socket

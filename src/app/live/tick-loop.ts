@@ -15,6 +15,7 @@ export interface Tickable {
 
 export class TickLoop {
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private isTickingNow = false;
   private isStopped = false;
   private lastWrite: Promise<void> = Promise.resolve();
@@ -24,6 +25,12 @@ export class TickLoop {
     private readonly clock: Clock,
     /** After each evaluation, in the same wake-up (record refresh, title republish). */
     private readonly afterTick: (changed: boolean, nowMs: number) => void,
+    /**
+     * When afterTick has work of its own due (the record's refresh), on the clock's time: the
+     * tick wakes for it, so a settled session whose tick floor is longer than the refresh
+     * interval still refreshes on time and in a wake-up of the loop's, not a timer of its own.
+     */
+    private readonly afterTickDueMs: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   get isTicking(): boolean {
@@ -42,8 +49,9 @@ export class TickLoop {
 
   /** Re-plans the timer for the detector's next due time. */
   arm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    const delayMs = Math.max(0, this.detector.nextDueMs() - this.clock.nowMs());
+    this.cancel();
+    const dueMs = Math.min(this.detector.nextDueMs(), this.afterTickDueMs());
+    const delayMs = Math.max(0, dueMs - this.clock.nowMs());
     this.timer = setTimeout(() => this.runTick(), delayMs);
     this.timer.unref();
   }
@@ -53,15 +61,35 @@ export class TickLoop {
     if (!this.isTickingNow && !this.isStopped) this.arm();
   }
 
+  /**
+   * Output arrived on the detector's own schedule (the native relay hands it over once output
+   * has been quiet QUIET_RECHECK_MS, or every STREAMING_RECHECK_MS while it streams): tick in
+   * this wake-up, once the write is parsed, instead of arming the quiet recheck's timer for a
+   * moment the relay has already waited out (a second wake-up per hand-over under a spinner).
+   */
+  tickNow(): void {
+    if (this.isTickingNow || this.isStopped) return;
+    this.cancel();
+    this.immediate = setImmediate(() => this.runTick());
+    this.immediate.unref();
+  }
+
   /** No more ticks (the agent exited); a tick in progress finishes without re-arming. */
   stop(): void {
     this.isStopped = true;
+    this.cancel();
+  }
+
+  private cancel(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
   }
 
   private runTick(): void {
     this.timer = undefined;
+    this.immediate = undefined;
     if (this.isTickingNow) return;
     this.isTickingNow = true;
     void this.lastWrite

@@ -3,8 +3,8 @@
  * The session is named by its key, a unique key prefix, its session id, or a pid (the agent's
  * or the wrapper's), as `agentwrap status` lists them.
  */
-import { isPidAlive } from '../../app/platform.js';
-import { resolveStateRoot } from '../../app/platform.js';
+import { isPidAlive } from '../../app/state-access.js';
+import { resolveStateRoot } from '../../app/state-access.js';
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control-socket.js';
 import { readCachedSessionsReport, resolveSession, type ListedSession } from '../../app/session-store.js';
 import { CliError, UsageError } from '../errors.js';

@@ -6,7 +6,7 @@
 import { runDoctor, type DoctorReport } from '../../app/doctor.js';
 import { parseCommand } from '../flags.js';
 import { UsageError } from '../errors.js';
-import { userConfig } from '../user-config.js';
+import { loadUserConfig } from '../user-config.js';
 
 const HELP = `usage: agentwrap doctor [--json]
 
@@ -29,7 +29,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`doctor: unexpected argument ${positionals[0] ?? ''}`);
   const report = runDoctor({
     env: process.env,
-    config: userConfig(process.env),
+    config: await loadUserConfig(process.env),
     isStdinTerminal: process.stdin.isTTY === true,
     isStdoutTerminal: process.stdout.isTTY === true,
     // A terminal that reports no size (0x0, as script(1) gives) says nothing about the size.

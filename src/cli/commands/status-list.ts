@@ -6,7 +6,7 @@
  * the list in place.
  */
 import { homedir } from 'node:os';
-import { pollRemoteStatus, readRemoteStatus, REMOTE_POLL_MS, type RemotePoller } from '../../app/remote-status.js';
+import type { HostReport, RemotePoller } from '../../app/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../app/session-store.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
@@ -81,9 +81,11 @@ export async function main(args: readonly string[]): Promise<number> {
   const { sources } = options;
   if (options.watch) {
     if (process.stdout.isTTY === true && process.stdin.isTTY === true) return (await import('./status-dashboard.js')).runDashboard(sources);
-    return watchStatus(sources);
+    return watchStatus(sources, await remotePoller(sources));
   }
-  const remote = await Promise.all(sources.hosts.map((host) => readRemoteStatus({ host, env: process.env })));
+  // The ssh adapter (and child_process) is loaded only when a --host asks for it: `status`
+  // alone is run once a second by status bars, and its start-up is most of its cost.
+  const remote = sources.hosts.length === 0 ? [] : await readRemoteReports(sources.hosts);
   const view = buildView(sources, Date.now(), remote);
   switch (options.format) {
     case 'json':
@@ -100,12 +102,24 @@ export async function main(args: readonly string[]): Promise<number> {
   }
 }
 
+async function readRemoteReports(hosts: readonly string[]): Promise<HostReport[]> {
+  const { readRemoteStatus } = await import('../../app/remote-status.js');
+  return Promise.all(hosts.map((host) => readRemoteStatus({ host, env: process.env })));
+}
+
+/** Asks every --host again and again; without hosts, nothing is loaded and nothing asked. */
+async function remotePoller(sources: StatusSources): Promise<(onChange: () => void) => RemotePoller> {
+  if (sources.hosts.length === 0) return () => ({ reports: () => [], close: () => undefined });
+  const { pollRemoteStatus, REMOTE_POLL_MS } = await import('../../app/remote-status.js');
+  return (onChange) => pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, onChange);
+}
+
 /**
  * Redraws in place: cursor home, each line followed by clear-to-end-of-line, then clear below.
  * The screen is never cleared between frames, so nothing flickers; a frame is only written
  * when its text changed. Ctrl-C restores the cursor and exits 0.
  */
-function watchStatus(sources: StatusSources): Promise<number> {
+function watchStatus(sources: StatusSources, startRemote: (onChange: () => void) => RemotePoller): Promise<number> {
   const out = process.stdout;
   return new Promise<number>((resolvePromise) => {
     let previous = '';
@@ -131,7 +145,7 @@ function watchStatus(sources: StatusSources): Promise<number> {
         draw();
       }, WATCH_SETTLE_MS);
     };
-    const remote: RemotePoller = pollRemoteStatus(sources.hosts, process.env, REMOTE_POLL_MS, drawSoon);
+    const remote = startRemote(drawSoon);
     const finish = (): void => {
       if (isDone) return;
       isDone = true;

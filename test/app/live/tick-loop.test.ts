@@ -44,4 +44,43 @@ describe('TickLoop', () => {
 
     expect(d.calls.length).toBeLessThanOrEqual(stoppedAt + 1);
   });
+
+  it('wakes for what afterTick has due (the record refresh) when the detector has nothing due sooner', async () => {
+    const farOff = { calls: [] as string[], nextDueMs: () => 1e9, evaluate: () => ({ changed: false }) };
+    const refreshes: number[] = [];
+    let refreshDueMs = 0;
+    const loop = new TickLoop(farOff, manualClock(0), (_changed, nowMs) => {
+      refreshes.push(nowMs);
+      refreshDueMs = 1e9;
+    }, () => refreshDueMs);
+    const idle = new TickLoop(farOff, manualClock(0), () => refreshes.push(-1));
+
+    loop.arm();
+    idle.arm();
+    await until(() => refreshes.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    loop.stop();
+    idle.stop();
+
+    expect(refreshes).toEqual([0]);
+  });
+
+  it('tickNow evaluates in this wake-up, after the noted write is parsed, though nothing is due', async () => {
+    const d = { calls: [] as string[], nextDueMs: () => 1e9, evaluate: () => (d.calls.push('evaluate'), { changed: false }) };
+    const loop = new TickLoop(d, manualClock(0), () => undefined);
+    let parse!: () => void;
+    loop.noteWrite(new Promise<void>((resolve) => (parse = resolve)));
+
+    loop.arm();
+    loop.tickNow();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const beforeParse = [...d.calls];
+    parse();
+    await until(() => d.calls.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    loop.stop();
+
+    expect(beforeParse).toEqual([]);
+    expect(d.calls).toEqual(['evaluate']);
+  });
 });

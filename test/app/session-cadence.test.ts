@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../../src/adapters/clock.js';
+import type { Screen } from '../../src/adapters/screen/index.js';
+import { DetectorSession } from '../../src/app/session.js';
+import { CPU_BUSY_RATE, QUIET_RECHECK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../src/core/policy.js';
+import type { ProcessEvidence } from '../../src/core/types.js';
+import { sampledProcess } from '../helpers/detector-builders.js';
+
+/** A session with an empty screen, no pack, and the /proc sample `cpuRate()` says. */
+function quietSession(cpuRate: () => number) {
+  const clock = manualClock(0);
+  const screen = {
+    view: () => ({ rows: [], cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 1 }),
+    evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }),
+  } as unknown as Screen;
+  const processes = (nowMs: number): ProcessEvidence => sampledProcess({ cpuRate: cpuRate(), atMs: nowMs });
+  const session = new DetectorSession({ clock, screen, packs: () => undefined, processes });
+  /** Runs every tick the session asks for up to `untilMs`; returns the gap before the next one. */
+  const runUntil = (untilMs: number): number => {
+    for (;;) {
+      const dueMs = session.nextDueMs();
+      if (dueMs > untilMs) return dueMs - clock.nowMs();
+      clock.advanceTo(dueMs);
+      session.evaluate();
+    }
+  };
+  return { clock, session, runUntil };
+}
+
+describe('DetectorSession tick cadence', () => {
+  it('ticks every second at first, every SETTLED_TICK_MS once nothing happened for SETTLE_AFTER_MS', () => {
+    const { session, runUntil } = quietSession(() => 0);
+
+    expect(runUntil(SETTLE_AFTER_MS - TICK_MS)).toBe(TICK_MS);
+    expect(session.state.session.state).not.toBe('working');
+    expect(runUntil(SETTLE_AFTER_MS + 3 * SETTLED_TICK_MS)).toBe(SETTLED_TICK_MS);
+  });
+
+  it('output wakes a settled session at once and brings the 1 s floor back', () => {
+    const { clock, session, runUntil } = quietSession(() => 0);
+    runUntil(4 * SETTLED_TICK_MS);
+    const lastTickMs = clock.nowMs();
+
+    clock.advanceBy(100);
+    session.noteOutput();
+    expect(session.nextDueMs()).toBe(lastTickMs + 100 + QUIET_RECHECK_MS);
+    clock.advanceBy(QUIET_RECHECK_MS);
+    session.evaluate();
+    expect(session.nextDueMs() - clock.nowMs()).toBe(TICK_MS);
+  });
+
+  it("keeps the 1 s floor while the agent's tree uses CPU", () => {
+    const { runUntil } = quietSession(() => CPU_BUSY_RATE / 2);
+
+    expect(runUntil(SETTLE_AFTER_MS + 3 * SETTLED_TICK_MS)).toBe(TICK_MS);
+  });
+});
