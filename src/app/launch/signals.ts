@@ -17,9 +17,10 @@ export const SIGNAL_GRACE_MS = 5_000;
 /**
  * How often agentwrap looks whether its terminal hung up (two isatty calls) while nothing it
  * writes or reads would tell it: a silent agent, and no SIGHUP because the shell that owned
- * the terminal caught the hangup and passed nothing on.
+ * the terminal caught the hangup and passed nothing on. A rare case, so a slow look: every
+ * wake-up of an idle wrapper costs CPU across dozens of sessions (BENCHMARKS.md, idle).
  */
-export const HANGUP_LOOK_MS = 1_000;
+export const HANGUP_LOOK_MS = 5_000;
 
 /** Signals to agentwrap that go on to the agent. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
