@@ -63,7 +63,9 @@ function agentwrapRecord(key: string, overrides: Partial<SessionRecordInput> = {
     wrapperPid: process.pid,
     cwd: '/home/user/repo',
     startedAtMs: NOW - 120_000,
-    updatedAtMs: NOW,
+    // Written now, not when the file loaded: on a loaded machine a later test runs more than
+    // a record's TTL (15 s) after that, and its records would read as expired.
+    updatedAtMs: Date.now(),
     state: 'working',
     stateSinceMs: NOW - 65_000,
     seen: true,
@@ -86,7 +88,7 @@ function put(name: string, value: unknown): void {
 function populate(): void {
   put('claude-aaa.json', { ...agentwrapRecord('claude-aaa', { state: 'blocked', ruleId: 'permission-dialog' }), title: 'Approve?\u001b]0;pwned\u0007 \u001b[31mnow\u202e' });
   put('claude-bbb.json', agentwrapRecord('claude-bbb', { state: 'working' }));
-  put('grok-g1.json', { schema: 1, source_cli: 'grok', session_id: 'g1', pid: process.pid, cwd: '/srv/x', model: 'grok-4.5', effort: 'high', written_by: 'llm-armory', updated_at: NOW, ttl_ms: 60_000 });
+  put('grok-g1.json', { schema: 1, source_cli: 'grok', session_id: 'g1', pid: process.pid, cwd: '/srv/x', model: 'grok-4.5', effort: 'high', written_by: 'llm-armory', updated_at: Date.now(), ttl_ms: 60_000 });
   put('corrupt.json', '{"schema": 1, "source_cli": ');
   put('claude-expired.json', agentwrapRecord('claude-expired', { updatedAtMs: NOW - 600_000, state: 'done' }));
   put('claude-dead.json', agentwrapRecord('claude-dead', { wrapperPid: deadPid(), state: 'done' }));

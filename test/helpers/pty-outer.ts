@@ -4,6 +4,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StringDecoder } from 'node:string_decoder';
 import * as nodePty from 'node-pty';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,14 +31,18 @@ export function openOuterTerminal(
     env: { ...(process.env as Record<string, string>), ...options.env },
     encoding: null,
   });
-  const chunks: Buffer[] = [];
+  // Decoded as it arrives (a character split across chunks kept whole): re-joining and
+  // re-decoding everything on each 20 ms poll made a test's own waiting quadratic in the
+  // output, megabytes of copying per poll on a flood, and the slowest part under load.
+  const decoder = new StringDecoder('utf8');
+  let text = '';
   pty.onData((data: string | Buffer) => {
-    chunks.push(typeof data === 'string' ? Buffer.from(data) : data);
+    text += typeof data === 'string' ? data : decoder.write(data);
   });
   const exited = new Promise<{ exitCode: number; signal: number | undefined }>((resolveExit) => {
     pty.onExit(({ exitCode, signal }) => resolveExit({ exitCode, signal }));
   });
-  const output = (): string => Buffer.concat(chunks).toString('utf8');
+  const output = (): string => text;
   return {
     pty,
     output,

@@ -100,6 +100,13 @@ export function openRawTerminal(
     joined = undefined;
   });
   const bytes = (): Buffer => (joined ??= Buffer.concat(chunks));
+  /** The bytes from `offset` on, joining only the chunks that hold them. */
+  const bytesFrom = (offset: number): Buffer => {
+    let start = total;
+    let first = chunks.length;
+    while (first > 0 && start > offset) start -= (chunks[--first] as Buffer).length;
+    return Buffer.concat(chunks.slice(first)).subarray(offset - start);
+  };
   openTerminals.add(pty);
   const exited = new Promise<{ exitCode: number; signal: number | undefined }>((resolve) => {
     pty.onExit(({ exitCode, signal }) => {
@@ -118,14 +125,18 @@ export function openRawTerminal(
       // Only the newest bytes are searched on each poll: a flood of megabytes stays cheap.
       let searchedUpTo = 0;
       return new Promise((resolve, reject) => {
+        // A string is looked for in the new bytes only (and a pattern's length before them):
+        // joining the whole output on every poll was quadratic, the test's own CPU under a flood.
         const poll = (): void => {
-          const all = bytes();
-          const from = typeof pattern === 'string' ? Math.max(0, searchedUpTo - pattern.length) : 0;
-          const found = typeof pattern === 'string' ? all.indexOf(pattern, from) >= 0 : pattern.test(all.toString('utf8'));
-          searchedUpTo = all.length;
+          const end = total;
+          const found =
+            typeof pattern === 'string'
+              ? end > searchedUpTo && bytesFrom(Math.max(0, searchedUpTo - Buffer.byteLength(pattern))).includes(pattern)
+              : pattern.test(bytes().toString('utf8'));
+          searchedUpTo = end;
           if (found) resolve();
           else if (Date.now() - started > timeoutMs) {
-            reject(new Error(`timed out waiting for ${String(pattern)}; last output:\n${all.subarray(-2000).toString('utf8')}`));
+            reject(new Error(`timed out waiting for ${String(pattern)}; last output:\n${bytes().subarray(-2000).toString('utf8')}`));
           } else setTimeout(poll, 25);
         };
         poll();
