@@ -89,6 +89,8 @@ interface NativeRelayModule {
   /** The mode tracker alone, for comparing it with ModeTracker. */
   trackerCreate(): unknown;
   trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
+  /** `stty -opost` on fd as one ioctl; absent from an addon built before it existed. */
+  outputRaw?(fd: number): boolean;
 }
 
 export type RelayLoad = { readonly ok: true; readonly module: NativeRelayModule } | { readonly ok: false; readonly reason: string };

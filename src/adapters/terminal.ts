@@ -6,10 +6,13 @@
  * Raw mode here is the full cfmakeraw set. Node's setRawMode (libuv UV_TTY_MODE_RAW) keeps
  * OPOST|ONLCR on, so a raw-mode program that writes a bare "\n" to mean "cursor down" (ncurses
  * does when it turned ONLCR off on its own pty) would get "\r\n" on the user's screen and a
- * different picture than when run directly. So after setRawMode we also run `stty -opost` on
- * stdout; the `stty -g` snapshot taken before is what restore() puts back.
+ * different picture than when run directly. So with setRawMode we also turn OPOST off on stdout
+ * (one ioctl through the native relay addon, before the agent is spawned so its first bytes
+ * already pass as they are; `stty -opost` after the spawn where the addon is missing); the
+ * `stty -g` snapshot taken before is what restore() puts back.
  */
 import { spawnSync } from 'node:child_process';
+import { loadNativeRelay } from './relay.js';
 import { startTerminalGuardian, type TerminalGuardian } from './terminal-guardian.js';
 import { watchForHangup } from './terminal-hangup.js';
 
@@ -98,6 +101,17 @@ function stopLikeAJob(): void {
   }
 }
 
+/** OPOST off on fd with one ioctl (the relay addon's), or false when the addon cannot. */
+function outputRawAtOnce(fd: number): boolean {
+  const relay = loadNativeRelay();
+  if (!relay.ok || typeof relay.module.outputRaw !== 'function') return false;
+  try {
+    return relay.module.outputRaw(fd);
+  } catch {
+    return false;
+  }
+}
+
 /** The terminal's size, or the VT100 default where there is none (or it hung up). */
 function windowSize(stdout: NodeJS.WriteStream): TerminalSize {
   if (stdout.isTTY === true) {
@@ -111,16 +125,89 @@ function windowSize(stdout: NodeJS.WriteStream): TerminalSize {
   return FALLBACK_SIZE;
 }
 
+interface RawMode {
+  /** Cooked again (input and output as they were); the guardian is told. */
+  restore(): void;
+  /** Raw input (the snapshot first, for restore and the guardian); whether raw mode is now on. */
+  enterRawInput(): boolean;
+  /** Raw output (no post-processing) and the guardian, once raw input is on. */
+  completeRaw(): void;
+  isRaw(): boolean;
+  setCrashReset(sequence: string): void;
+}
+
+/** Raw mode on process.stdin, with the stty snapshot and the guardian that restore it. */
+function rawModeOf(
+  stdin: NodeJS.ReadStream,
+  isInteractive: boolean,
+  hangup: Pick<ReturnType<typeof watchForHangup>, 'markGone' | 'isGone'>,
+  warnOnce: (key: string, message: string) => void,
+): RawMode {
+  const { markGone, isGone } = hangup;
+  let isRaw = false;
+  let outputSnapshot: string | undefined;
+  let isExitHookInstalled = false;
+  /** OPOST went off with raw input (the addon's ioctl), so completeRaw has no stty to run. */
+  let isOutputRaw = false;
+  // Started on the first raw mode; restores the terminal if agentwrap is killed (terminal-guardian.ts).
+  let guardian: TerminalGuardian | undefined;
+
+  const restore = (): void => {
+    if (!isRaw) return;
+    isRaw = false;
+    isOutputRaw = false;
+    try {
+      if (stdin.isTTY === true) stdin.setRawMode(false);
+    } catch {
+      // The terminal is gone (hangup): there is nothing left to restore.
+    }
+    if (outputSnapshot !== undefined && !isGone()) runStty([outputSnapshot], 1);
+    guardian?.disarmed();
+  };
+
+  const enterRawInput = (): boolean => {
+    // A hung-up terminal has no modes left to set (and its SIGCONT is no `fg`: terminal-hangup.ts).
+    if (isRaw || !isInteractive || isGone()) return false;
+    const snapshot = runStty(['-g'], 1);
+    outputSnapshot = snapshot.ok ? snapshot.stdout : undefined;
+    try {
+      stdin.setRawMode(true);
+    } catch {
+      // EIO: it hung up between the check and the ioctl; the session ends on the hangup.
+      markGone();
+      return false;
+    }
+    isRaw = true;
+    isOutputRaw = outputRawAtOnce(1);
+    if (!isExitHookInstalled) {
+      isExitHookInstalled = true;
+      // 'exit' runs on process.exit, on a normal end and after an uncaught exception, so the
+      // terminal is cooked again whatever went wrong (Node also restores its startup termios).
+      process.on('exit', restore);
+    }
+    return true;
+  };
+
+  const completeRaw = (): void => {
+    if (!isRaw || isGone()) return;
+    const opost = isOutputRaw ? { ok: true as const } : runStty(['-opost'], 1);
+    if (!opost.ok && !isGone()) {
+      warnOnce('opost', `could not turn off output post-processing (stty: ${opost.error}); programs that send bare line feeds may look different`);
+    }
+    if (outputSnapshot !== undefined) {
+      guardian ??= startTerminalGuardian(outputSnapshot, 1, (message) => warnOnce('guardian', message));
+      guardian.armed();
+    }
+  };
+
+  return { restore, enterRawInput, completeRaw, isRaw: () => isRaw, setCrashReset: (sequence) => guardian?.setReset(sequence) };
+}
+
 /** The terminal agentwrap was started in: process.stdin and process.stdout. */
 export function processTerminal(warn: Warn = (message) => process.stderr.write(`agentwrap: ${message}\n`)): OuterTerminal {
   const stdin = process.stdin;
   const stdout = process.stdout;
   const isInteractive = stdin.isTTY === true && stdout.isTTY === true;
-  let isRaw = false;
-  let outputSnapshot: string | undefined;
-  let isExitHookInstalled = false;
-  // Started on the first enterRaw; restores the terminal if agentwrap is killed (terminal-guardian.ts).
-  let guardian: TerminalGuardian | undefined;
   const size = (): TerminalSize => windowSize(stdout);
   const warnedAbout = new Set<string>();
   const warnOnce = (key: string, message: string): void => {
@@ -136,54 +223,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
   disposers.push(hangup.dispose);
   const { markGone, isGone } = hangup;
 
-  const restore = (): void => {
-    if (!isRaw) return;
-    isRaw = false;
-    try {
-      if (stdin.isTTY === true) stdin.setRawMode(false);
-    } catch {
-      // The terminal is gone (hangup): there is nothing left to restore.
-    }
-    if (outputSnapshot !== undefined && !isGone()) runStty([outputSnapshot], 1);
-    guardian?.disarmed();
-  };
-
-  /** Raw input (the snapshot first, for restore and the guardian); whether raw mode is now on. */
-  const enterRawInput = (): boolean => {
-    // A hung-up terminal has no modes left to set (and its SIGCONT is no `fg`: terminal-hangup.ts).
-    if (isRaw || !isInteractive || isGone()) return false;
-    const snapshot = runStty(['-g'], 1);
-    outputSnapshot = snapshot.ok ? snapshot.stdout : undefined;
-    try {
-      stdin.setRawMode(true);
-    } catch {
-      // EIO: it hung up between the check and the ioctl; the session ends on the hangup.
-      markGone();
-      return false;
-    }
-    isRaw = true;
-    if (!isExitHookInstalled) {
-      isExitHookInstalled = true;
-      // 'exit' runs on process.exit, on a normal end and after an uncaught exception, so the
-      // terminal is cooked again whatever went wrong (Node also restores its startup termios).
-      process.on('exit', restore);
-    }
-    return true;
-  };
-
-  /** Raw output (no post-processing) and the guardian, once raw input is on. */
-  const completeRaw = (): void => {
-    if (!isRaw || isGone()) return;
-    const opost = runStty(['-opost'], 1);
-    if (!opost.ok && !isGone()) {
-      warnOnce('opost', `could not turn off output post-processing (stty: ${opost.error}); programs that send bare line feeds may look different`);
-    }
-    if (outputSnapshot !== undefined) {
-      guardian ??= startTerminalGuardian(outputSnapshot, 1, (message) => warnOnce('guardian', message));
-      guardian.armed();
-    }
-  };
-
+  const { restore, enterRawInput, completeRaw, isRaw, setCrashReset } = rawModeOf(stdin, isInteractive, hangup, warnOnce);
   const enterRaw = (): void => {
     if (enterRawInput()) completeRaw();
   };
@@ -226,7 +266,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
     },
     restore,
     suspendSelf() {
-      const wasRaw = isRaw;
+      const wasRaw = isRaw();
       restore();
       stopLikeAJob();
       if (wasRaw) enterRaw();
@@ -235,9 +275,7 @@ export function processTerminal(warn: Warn = (message) => process.stderr.write(`
       for (const dispose of disposers.splice(0)) dispose();
       stdin.pause();
     },
-    setCrashReset(sequence) {
-      guardian?.setReset(sequence);
-    },
+    setCrashReset,
     isGone,
     onGone: hangup.onGone,
   };

@@ -105,11 +105,11 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const warn = options.warn ?? ((message: string) => pending.push(message));
 
   let size = terminal.size();
-  // Raw input before the agent starts (keys typed from now on are the agent's, unechoed); raw
-  // output and the terminal guardian once it is spawned (completeRaw below), while the agent
-  // loads: its first screen waits for neither. Until then the relay thread writes with the
-  // terminal's output post-processing on (a "\r\n" goes out as "\r\r\n", which looks the same);
-  // an agent needs far longer than that to draw anything.
+  // Raw mode before the agent starts (keys typed from now on are the agent's, unechoed; its
+  // first bytes pass as they are: OPOST off by one ioctl where the relay addon is); the terminal
+  // guardian (a process start) once it is spawned (completeRaw below), while the agent loads: its
+  // first screen does not wait for it. Without the addon `stty -opost` waits until then too, and
+  // a "\r\n" the agent writes meanwhile goes out as "\r\r\n", which looks the same.
   const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
   const pty: PtyProcess = spawnPty({
     file: options.file,

@@ -75,21 +75,22 @@ export interface ChildProcess {
  * One /proc sample of the agent's own process tree. Absent is not quiet: when the OS gives
  * no sample, `sampled` is false and the watchdog must not treat that as zero CPU.
  */
-export type ProcessEvidence =
-  | { readonly sampled: false; readonly reason: string }
-  | {
-      readonly sampled: true;
-      /** CPU time of the whole tree per wall second (1 = one full core); undefined on the first sample. */
-      readonly cpuRate: number | undefined;
-      readonly children: readonly ChildProcess[];
-      /** The agent's own /proc state letter. */
-      readonly agentState: string;
-      readonly isStopped: boolean;
-      readonly isZombie: boolean;
-      /** Whether the agent's process group is the terminal's foreground group; undefined if unknown. */
-      readonly isForeground: boolean | undefined;
-      readonly atMs: number;
-    };
+export type ProcessEvidence = { readonly sampled: false; readonly reason: string } | ProcessSample;
+
+/** A /proc sample that was taken. */
+export interface ProcessSample {
+  readonly sampled: true;
+  /** CPU time of the whole tree per wall second (1 = one full core); undefined on the first sample. */
+  readonly cpuRate: number | undefined;
+  readonly children: readonly ChildProcess[];
+  /** The agent's own /proc state letter. */
+  readonly agentState: string;
+  readonly isStopped: boolean;
+  readonly isZombie: boolean;
+  /** Whether the agent's process group is the terminal's foreground group; undefined if unknown. */
+  readonly isForeground: boolean | undefined;
+  readonly atMs: number;
+}
 
 export interface ExitEvidence {
   readonly code: number;

@@ -1135,6 +1135,29 @@ static void detach_terminal_stdio(void) {
   }
 }
 
+/*
+ * outputRaw(fd): the terminal's output post-processing off (`stty -opost` without starting a
+ * process: agentwrap does it before the agent is spawned, so the agent's first bytes already pass
+ * as they are, and the 50-150 ms an stty takes on a loaded machine is not spent before the
+ * agent's first screen). Returns whether it was done.
+ */
+static napi_value output_raw(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok) fd = -1;
+  int is_done = 0;
+  struct termios modes;
+  if (fd >= 0 && tcgetattr(fd, &modes) == 0) {
+    modes.c_oflag &= ~(tcflag_t)OPOST;
+    is_done = tcsetattr(fd, TCSANOW, &modes) == 0;
+  }
+  napi_value result;
+  napi_get_boolean(env, is_done, &result);
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   static int is_exit_hook_set = 0;
   if (!is_exit_hook_set) {
@@ -1148,6 +1171,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"stop", NULL, stop, NULL, NULL, NULL, napi_default, NULL},
       {"trackerCreate", NULL, tracker_create, NULL, NULL, NULL, napi_default, NULL},
       {"trackerFeed", NULL, tracker_feed, NULL, NULL, NULL, napi_default, NULL},
+      {"outputRaw", NULL, output_raw, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;

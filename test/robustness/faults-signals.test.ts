@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPidAlive } from '../../src/adapters/process-alive.js';
 import { readSessionsReport, sweepStaleRecords } from '../../src/app/session-store.js';
+import { DEFAULT_RECORD_TTL_MS } from '../../src/core/session-record.js';
 import { CLI, isAlive, openRawTerminal, shellQuote, sleep, stateRoots, statusJson, waitForStatus, waitUntil } from './harness.js';
 
 const { make: stateRoot } = stateRoots('aw-robust-faults-');
@@ -72,7 +73,7 @@ describe('agentwrap killed with SIGKILL', () => {
     expect(statusJson(env).sessions).toEqual([]);
     // …and once its lease ends it is expired for every reader, and the next sweep deletes it
     // together with the stale control socket.
-    const afterTtl = Date.now() + 16_000;
+    const afterTtl = Date.now() + DEFAULT_RECORD_TTL_MS + 1_000;
     expect(readSessionsReport(root, afterTtl, () => true).skipped).toEqual([{ path: recordPath, reason: 'expired' }]);
     expect(lstatSync(session.control).isSocket()).toBe(true);
     expect(sweepStaleRecords(root, afterTtl, isPidAlive)).toEqual([session.key]);

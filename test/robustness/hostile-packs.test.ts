@@ -15,6 +15,7 @@ import { loadPackFile } from '../../src/app/pack-registry.js';
 import { createVirtualTerminal } from '../../src/app/virtual-terminal.js';
 import { evaluatePack } from '../../src/core/evaluate.js';
 import { PACK_LIMITS } from '../../src/core/pack-schema.js';
+import { RULE_ENGINE_VERSION } from '../../src/core/pack-types.js';
 import { packToml } from '../helpers/pack-toml.js';
 import { runCli, runCliAsync, sleep } from './harness.js';
 
@@ -134,12 +135,12 @@ describe('hostile packs through the registry loader', () => {
   it('says a pack for a newer engine is skipped, not misread, and keeps rules for this one', () => {
     const newer = load(packToml(OK_RULE, { extra: 'min_engine_version = 99' }));
     expect(newer.status).toBe('needs-newer-engine');
-    expect(newer.problems[0]).toMatch(/pack needs rule engine v99, this agentwrap has v1; skipped/);
+    expect(newer.problems[0]).toMatch(new RegExp(`pack needs rule engine v99, this agentwrap has v${RULE_ENGINE_VERSION}; skipped`));
 
     const mixed = load(packToml(`${OK_RULE}\n${RULE('requires_all = ["y"]\nmin_engine_version = 5\nfuture_key = 1', 'r2')}`));
     expect(mixed.status).toBe('ok');
     expect(mixed.pack?.compiled.pack.rules.map((r) => r.id)).toEqual(['r1']);
-    expect(mixed.problems.join('\n')).toMatch(/rule r2: rule needs rule engine v5, this agentwrap has v1; rule skipped/);
+    expect(mixed.problems.join('\n')).toMatch(new RegExp(`rule r2: rule needs rule engine v5, this agentwrap has v${RULE_ENGINE_VERSION}; rule skipped`));
   });
 
   it('refuses an enormous pack by its size before parsing it, and an absent or unreadable file by name', () => {

@@ -68,17 +68,26 @@ export function handleSignals(
         if (!signalStoppedAgent(pty.commandPid(), 'SIGKILL')) pty.signalForeground('SIGKILL');
       }, SIGNAL_GRACE_MS);
     };
+    // One hangup is one SIGHUP for the agent, however many ways agentwrap learns of it (the
+    // signal, a failed write, the input's end): an agent may count them (a second one often
+    // means "quit now, skip saving").
+    let isHangupForwarded = false;
+    const forwardHangup = (): void => {
+      if (isHangupForwarded) return;
+      isHangupForwarded = true;
+      forward('SIGHUP');
+    };
     // A terminal that went away without a SIGHUP reaching agentwrap (found by a failed write or
     // read, or on the SIGCONT of a hangup) ends the session as the hangup would have.
-    if (terminal.onGone !== undefined) disposers.push(terminal.onGone(() => forward('SIGHUP')));
+    if (terminal.onGone !== undefined) disposers.push(terminal.onGone(forwardHangup));
     // Gone already (hung up while agentwrap was starting): the listener above came too late.
-    if (terminal.isGone?.() === true) forward('SIGHUP');
+    if (terminal.isGone?.() === true) forwardHangup();
     if (terminal.isGone !== undefined) {
       const look = setInterval(() => terminal.isGone?.(), HANGUP_LOOK_MS);
       look.unref();
       disposers.push(() => clearInterval(look));
     }
-    for (const signal of FORWARDED_SIGNALS) on(signal, forward);
+    for (const signal of FORWARDED_SIGNALS) on(signal, signal === 'SIGHUP' ? forwardHangup : forward);
     // A SIGTSTP sent to agentwrap (not typed: raw mode turns ISIG off) stops the agent's group
     // the way a typed Ctrl-Z would; the stop handler above then stops agentwrap.
     on('SIGTSTP', () => pty.signalForeground('SIGTSTP'));
