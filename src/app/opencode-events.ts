@@ -45,6 +45,20 @@ export const CONNECT_WARN_AFTER_MS = 180_000;
 
 const SLOW_RETRY_MS = 2_000;
 
+/**
+ * A connected stream that stays silent this long is dead and is replaced: OpenCode writes a
+ * heartbeat every 10 s. Seen live: a stream opened while OpenCode 1.18.33 boots is answered
+ * 200 and then never carries a byte (no `server.connected`, no heartbeat, no event), while one
+ * opened after its first screen carries everything.
+ */
+export const SILENT_STREAM_MS = 12_000;
+
+/**
+ * OpenCode ends every `/event` subscriber of a project instance it disposes (a reload, a config
+ * change) after sending this event, without always closing the connection: reconnect at once.
+ */
+export const STREAM_END_EVENT = 'server.instance.disposed';
+
 /** A line longer than this is not an OpenCode event; the connection is dropped and retried. */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
@@ -66,6 +80,11 @@ export function parseSse(text: string): { readonly data: readonly string[]; read
     if (lines.length > 0) data.push(lines.map((line) => line.slice(line.startsWith('data: ') ? 6 : 5)).join('\n'));
   }
   return { data, rest };
+}
+
+/** Whether a streamed event ends the stream's subscription (STREAM_END_EVENT). Pure. */
+export function endsStream(data: string): boolean {
+  return data.includes(STREAM_END_EVENT) && /"type"\s*:\s*"server\.instance\.disposed"/.test(data);
 }
 
 /**
@@ -137,6 +156,8 @@ export interface FollowOptions {
   readonly warn: (message: string) => void;
   /** Wall clock, ms (injected for tests). */
   readonly nowMs?: () => number;
+  /** How long a connected stream may stay silent before it is replaced (SILENT_STREAM_MS). */
+  readonly silentStreamMs?: number;
 }
 
 export interface Following {
@@ -150,6 +171,7 @@ export interface Following {
  */
 export function followOpenCodeEvents(options: FollowOptions): Following {
   const now = options.nowMs ?? Date.now;
+  const silentStreamMs = options.silentStreamMs ?? SILENT_STREAM_MS;
   const startedAtMs = now();
   let stopped = false;
   let everConnected = false;
@@ -170,7 +192,7 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
     timer.unref();
   };
 
-  const onResponse = (response: IncomingMessage, again: () => void): void => {
+  const onResponse = (response: IncomingMessage, again: () => void, watch: () => void): void => {
     if (response.statusCode !== 200) {
       response.resume();
       if (response.statusCode === 401 || response.statusCode === 403) {
@@ -186,10 +208,12 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
     response.setEncoding('utf8');
     let pending = '';
     response.on('data', (chunk: string) => {
+      watch();
       const parsed = parseSse(pending + chunk);
       pending = parsed.rest;
       if (pending.length > MAX_EVENT_BYTES) response.destroy();
       for (const data of parsed.data) {
+        if (endsStream(data)) response.destroy();
         const params = reportFor(data, seq + 1, now());
         if (params === undefined) continue;
         seq += 1;
@@ -202,17 +226,29 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
 
   const connect = (): void => {
     if (stopped) return;
-    // Refused while OpenCode boots, closed when it exits: try again, once per connection
-    // (stop() ends the loop).
+    // Refused while OpenCode boots, closed when it exits, silent too long: try again, once per
+    // connection (stop() ends the loop).
     let retried = false;
+    let silence: NodeJS.Timeout | undefined;
     const again = (): void => {
+      if (silence !== undefined) clearTimeout(silence);
       if (retried) return;
       retried = true;
       retry();
     };
     const req = httpRequest(`${options.url}/event`, { headers: { Authorization: options.authorization, Accept: 'text/event-stream' } }, (response) =>
-      onResponse(response, again),
+      onResponse(response, again, watch),
     );
+    // From the request on: no answer, or an answer that stops carrying bytes, is a dead stream.
+    function watch(): void {
+      if (silence !== undefined) clearTimeout(silence);
+      silence = setTimeout(() => {
+        req.destroy();
+        again();
+      }, silentStreamMs);
+      silence.unref();
+    }
+    watch();
     current = req;
     req.on('error', again);
     req.end();

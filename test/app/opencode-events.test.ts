@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { followOpenCodeEvents, parseSse, pickLoopbackPort, reportFor, type Following } from '../../src/app/opencode-events.js';
+import { endsStream, followOpenCodeEvents, parseSse, pickLoopbackPort, reportFor, type Following } from '../../src/app/opencode-events.js';
 
 const AUTH = `Basic ${Buffer.from('opencode:secret').toString('base64')}`;
 
@@ -146,6 +146,77 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
     );
     await connected;
     expect(delivered).toEqual(['server.connected']);
+  });
+
+  // Seen live with OpenCode 1.18.33: a stream opened while it boots is answered 200 and then
+  // carries nothing, not even a heartbeat; one opened after its first screen carries every event.
+  it('replaces a stream that gets no answer or stays silent, and delivers from the next one', async () => {
+    let requests = 0;
+    const port = await listen(
+      createServer((_req, res) => {
+        requests += 1;
+        if (requests === 1) return; // no answer at all
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (requests === 2) {
+          res.flushHeaders(); // answered 200, then silence
+          return;
+        }
+        sse(res, { type: 'server.connected', properties: {} });
+        sse(res, { type: 'session.status', properties: { sessionID: 's', status: { type: 'busy' } } });
+      }),
+    );
+    const delivered: string[] = [];
+    const busy = new Promise<void>((resolvePromise) => {
+      follows.push(
+        followOpenCodeEvents({
+          url: `http://127.0.0.1:${port}`,
+          authorization: AUTH,
+          silentStreamMs: 300,
+          deliver: async (params) => {
+            delivered.push(String(params['event']));
+            if (params['event'] === 'session.status') resolvePromise();
+          },
+          warn: () => undefined,
+        }),
+      );
+    });
+    await busy;
+    expect(requests).toBe(3);
+    expect(delivered).toEqual(['server.connected', 'session.status']);
+  });
+
+  it('reconnects at once when OpenCode disposes the instance it was subscribed to', async () => {
+    let requests = 0;
+    const port = await listen(
+      createServer((_req, res) => {
+        requests += 1;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        sse(res, { type: 'server.connected', properties: {} });
+        // The subscription ends here; the connection stays open.
+        if (requests === 1) sse(res, { type: 'server.instance.disposed', properties: { directory: '/w' } });
+        else sse(res, { type: 'session.idle', properties: { sessionID: 's' } });
+      }),
+    );
+    const delivered: string[] = [];
+    const idle = new Promise<void>((resolvePromise) => {
+      follows.push(
+        followOpenCodeEvents({
+          url: `http://127.0.0.1:${port}`,
+          authorization: AUTH,
+          // Long enough that only the disposal event can explain the second connection.
+          silentStreamMs: 60_000,
+          deliver: async (params) => {
+            delivered.push(String(params['event']));
+            if (params['event'] === 'session.idle') resolvePromise();
+          },
+          warn: () => undefined,
+        }),
+      );
+    });
+    await idle;
+    expect(requests).toBe(2);
+    expect(delivered).toEqual(['server.connected', 'server.connected', 'session.idle']);
+    expect(endsStream(JSON.stringify({ type: 'session.idle', properties: { directory: 'server.instance.disposed' } }))).toBe(false);
   });
 
   it('says once that it was refused, and stops', async () => {
