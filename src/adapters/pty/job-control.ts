@@ -27,6 +27,8 @@ export const JOB_CONTROL_SCRIPT = [
   'set -m',
   // A trapped SIGCHLD makes `wait` return (POSIX: a trapped signal ends `wait` at once).
   'trap : CHLD',
+  // The agent's context-switch counts, read with builtins only (no fork: see the wait below).
+  'switches() { ctxt=; while read -r key value; do case $key in *ctxt_switches:) ctxt="$ctxt $value";; esac; done < "/proc/$pid/status"; }',
   'exec 3>&2 2>/dev/null',
   '"$@" 2>&3 3>&-',
   'status=$?',
@@ -42,17 +44,23 @@ export const JOB_CONTROL_SCRIPT = [
   // The shell took the terminal back when the job stopped, so once continued the agent runs in
   // the background, and its first read of the terminal stops it again (SIGTTIN): "it ran" is
   // seen from its context-switch counts changing, not only from its state leaving T.
-  '    ran=$(grep ctxt "/proc/$pid/status")',
+  '    switches; ran=$ctxt',
   // Something to `wait` on that never ends by itself: the wait ends on the agent's SIGCHLD. It
   // is started outside job control, so it shares the helper's group and a signal that ends
-  // the helper (which holds the terminal while the agent is stopped) ends it too.
+  // the helper (which holds the terminal while the agent is stopped) ends it too. The CHLD trap
+  // kills it, so a SIGCHLD that lands between the look at the agent and the `wait` still ends
+  // the wait (else it would be lost and the helper wait for ever); nothing in the loop forks,
+  // so only the agent's own changes and the sleeper's end send one.
   '    set +m; sleep 2147483647 & sleeper=$!; set -m',
+  '    trap \'kill $sleeper 2>/dev/null\' CHLD',
   '    while read -r stat < "/proc/$pid/stat"; do',
   '      state=${stat##*) }',
   '      [ "${state%% *}" = T ] || break',
-  '      [ "$(grep ctxt "/proc/$pid/status")" = "$ran" ] || break',
+  '      switches; [ "$ctxt" = "$ran" ] || break',
   '      wait $sleeper',
+  '      kill -0 $sleeper 2>/dev/null || { set +m; sleep 2147483647 & sleeper=$!; set -m; }',
   '    done',
+  '    trap : CHLD',
   '    kill $sleeper',
   '  else',
   '    kill -STOP $$',
