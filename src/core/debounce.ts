@@ -7,7 +7,8 @@
  * - a freeze decision holds the published state and leaves pending holds untouched;
  * - blocked publishes at once; so does strong working, and any working while leaving blocked;
  * - weak working must persist WEAK_WORKING_CONFIRM_MS before it replaces idle or unknown;
- * - idle must persist IDLE_HOLD_STRONG_MS (strong) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
+ * - strong idle from a rule with a `reason` (a drawn, named end of turn) publishes at once;
+ * - otherwise idle must persist IDLE_HOLD_STRONG_MS (strong) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
  *   CPU) in one uninterrupted run; weak working and a busy CPU interrupt the run, and
  *   IDLE_HOLD_CAP_MS after the first idle candidate idle publishes anyway, so oscillating weak
  *   evidence cannot pin working; strong working or blocked ends the episode;
@@ -62,6 +63,7 @@ export type DebounceReason =
   | 'working-at-once'
   | 'weak-working-confirming'
   | 'weak-working-confirmed'
+  | 'idle-named-end'
   | 'idle-holding'
   | 'idle-cpu-veto'
   | 'idle-hold-elapsed'
@@ -163,6 +165,12 @@ export function debounce(
 
     case 'idle': {
       if (previousPublished === 'idle') return result('idle', cleared, 'steady', 'same-as-published');
+      // A strong rule that names why the turn ended (its `reason`, such as Claude Code's drawn
+      // "API Error: 403" answer) shows an end of turn, not a gap between tool calls, so there is
+      // nothing to wait out (error-fatal-120x40: the hold and a tick put done 0.4 s after the draw).
+      if (decision.confidence === 'strong' && decision.reason !== undefined) {
+        return result('idle', cleared, 'publish', 'idle-named-end', decision.reason);
+      }
       const firstMs = pending.idleFirstMs ?? nowMs;
       const episodeMs = nowMs - firstMs;
       const isCapped = hasElapsed(firstMs, IDLE_HOLD_CAP_MS, nowMs);

@@ -101,6 +101,16 @@ describe('debounce', () => {
     expect(after).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-hold-elapsed' });
   });
 
+  it('publishes strong idle at once when its rule names why the turn ended (reason)', () => {
+    // Claude Code's drawn "API Error: 403" answer (recordings/claude/error-fatal-120x40): a named
+    // end of turn, not a gap between tool calls.
+    const [named] = run('working', [[T0, { ...strongIdle, reason: 'api-error' }]]);
+    const [weakNamed] = run('working', [[T0, { ...weakIdle, reason: 'api-error' }]]);
+
+    expect(named).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-named-end', detail: 'api-error' });
+    expect(weakNamed).toMatchObject({ published: 'working', action: 'hold' });
+  });
+
   it('holds weak idle longer than strong idle', () => {
     const [, atStrongHold, atWeakHold] = run('working', [
       [T0, weakIdle],
