@@ -238,7 +238,7 @@ export async function runScenario(opts) {
   // The default personality keeps the historic seed, so old recordings stay reproducible.
   const seedValue = hashSeed(persona.name === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${persona.name}`);
   const rng = makeRng(seedValue);
-  const sc = SCENARIOS[scenario].vary(rng);
+  const sc = SCENARIOS[scenario].vary(rng, agent);
   const firstRun = Boolean(SCENARIOS[scenario].firstRun);
   mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
   const runDir = mkdtempSync(join(cacheRoot(), 'runs', persona.name === DEFAULT_PERSONALITY ? `${agent}-${name}-` : `${agent}-${name}-${persona.name}-`));

@@ -45,6 +45,24 @@ describe('capture lab mock encoders', () => {
     expect(JSON.stringify(events.at(-1)?.[1])).toContain('"finishReason":"STOP"');
   });
 
+  it('calls a named Gemini tool with its scripted input (edit: replace), the shell tool otherwise', () => {
+    const input = { file_path: 'app.js', instruction: 'x', old_string: 'a', new_string: 'b' };
+    const named = geminiEvents({ tool: { name: 'replace', input } });
+    const shell = geminiEvents({ tool: { command: 'ls' } }, { toolName: 'run_shell_command' });
+    const callOf = (events: unknown[][]) => JSON.stringify(events.find((e) => JSON.stringify(e[1]).includes('functionCall'))?.[1]);
+    expect(callOf(named.events)).toContain(JSON.stringify({ functionCall: { name: 'replace', args: input } }));
+    expect(callOf(shell.events)).toContain('"name":"run_shell_command","args":{"command":"ls"');
+  });
+
+  it('scripts each CLI its own edit tool', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const first = (agent: string) => SCENARIOS['edit']?.vary(() => 0.3, agent).script[0]?.tool;
+    expect(first('claude')).toMatchObject({ name: 'Read' });
+    expect(first('gemini')).toMatchObject({ name: 'replace', input: { file_path: 'app.js' } });
+    expect(first('codex')?.command).toMatch(/^apply_patch <<'EOF'\n\*\*\* Begin Patch\n\*\*\* Update File: app\.js\n[\s\S]*\*\*\* End Patch\nEOF$/);
+    expect(first('codex')?.escalate).toBe(false);
+  });
+
   it('answers a JSON schema with its first enum value and next_speaker user', () => {
     const v = valueForSchema({ type: 'OBJECT', properties: { model_choice: { type: 'STRING', enum: ['flash', 'pro'] }, next_speaker: { type: 'STRING', enum: ['model', 'user'] }, score: { type: 'INTEGER' } } });
     expect(v).toEqual({ model_choice: 'flash', next_speaker: 'user', score: 0 });

@@ -15,8 +15,8 @@
 //            tool?: { command: string, description?: string } }
 // A step with `tool` ends with a tool call (stop reason tool_use / function_call); the CLI then
 // runs or asks to run it and sends the result in its next main request. `tool.name` and
-// `tool.input` (Anthropic only) call another of the CLI's tools (Edit, AskUserQuestion,
-// ExitPlanMode, Task…) with that input; "{cwd}" in an input string becomes the working folder the
+// `tool.input` (Anthropic and Gemini) call another of the CLI's tools (Edit, AskUserQuestion,
+// ExitPlanMode, Task…; Gemini's replace) with that input; "{cwd}" in an input string becomes the working folder the
 // request's system prompt names (Claude's Edit/Write want absolute paths), "{planFile}" the plan
 // file plan mode tells the model to write ("… create your plan at /…/plans/x.md").
 // A step { think?, error: { status, type, message }, retryable?, sticky? } answers the request with that
@@ -153,7 +153,8 @@ export function geminiEvents(step, { chunkChars = 6, toolName = 'run_shell_comma
     }
   }
   if (step.tool) {
-    ev.push([null, { candidates: [{ content: { parts: [{ functionCall: { name: toolName, args: { command: step.tool.command, description: step.tool.description ?? 'Run a command' } } }], role: 'model' }, index: 0 }], usageMetadata }]);
+    const call = step.tool.input ? { name: step.tool.name, args: step.tool.input } : { name: toolName, args: { command: step.tool.command, description: step.tool.description ?? 'Run a command' } };
+    ev.push([null, { candidates: [{ content: { parts: [{ functionCall: call }], role: 'model' }, index: 0 }], usageMetadata }]);
   }
   ev.push([null, { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata }]);
   return { events: ev, textDeltas: new Set(textDeltas) };
@@ -219,6 +220,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
   let script = [];
   let stepIndex = 0;
   let counter = 0;
+  let loggedResponsesTools = false;
   const emit = (e) => {
     const full = { t: nowMs(), ...e };
     events.push(full);
@@ -311,6 +313,9 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
           for (const [n, d] of enc.events) res.write(encodeSse(n, d));
           return res.end();
         }
+        // The declared tools of the first main request, whole, in run.log: what a scenario
+        // scripting one of Codex's own tools (request_user_input, multi_agent_v1…) has to match.
+        if (!loggedResponsesTools) { loggedResponsesTools = true; log(`[mock] responses tools ${JSON.stringify(tools)}`); }
         const { step, stepNo } = nextStep('responses');
         if (step.error) return await sendError(res, 'responses', step, stepNo);
         const shellTool = ['shell_command', 'exec_command', 'shell', 'local_shell']

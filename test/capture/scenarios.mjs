@@ -19,8 +19,8 @@
 //   approve/deny with `keys`       answer a dialog that takes several keys (the last one answers)
 //   prompt with `whileStreaming`   a second prompt typed while the answer streams (queued)
 //
-// A scenario's `seed` is handed to seed.mjs (`allow`, `defaultMode`, `bare`); `agents` lists the
-// CLIs it is written for (default: all).
+// A scenario's `seed` is handed to seed.mjs (`allow`, `defaultMode`, `bare`, `codexSandbox`); `agents`
+// lists the CLIs it is written for (default: all). `vary(rng, agent)` may script each CLI's own tools.
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -181,23 +181,49 @@ Object.assign(SCENARIOS, {
       actions: [{ do: 'startup', steps: 'firstRun' }, { do: 'idle', ms: 1500 }, { do: 'prompt', text: pick(rng, ['hello', 'hi there']) }, { do: 'turn_end' }, { do: 'idle', ms: 2500 }],
     }),
   },
+  // Each CLI's own file-edit tool, whose approval shows the diff. Claude: Read (runs unasked),
+  // then Edit. Codex 0.171 offers the mock model no apply_patch tool, so the patch goes through
+  // its shell tool as `apply_patch <<'EOF' …` (Codex intercepts it and asks "Would you like to
+  // make the following edits?" with the diff: the workspace is seeded read-only, as a user who
+  // reviews every edit runs it). Gemini: its `replace` tool ("Apply this change?").
   edit: {
-    agents: ['claude'],
-    vary: (rng) => ({
-      script: [
-        { think: 600, text: 'Let me read app.js first.', chunkMs: 35, tool: { name: 'Read', input: { file_path: '{cwd}/app.js' } } },
-        { think: 700, text: 'I will add input validation.', chunkMs: 35, tool: { name: 'Edit', input: { file_path: '{cwd}/app.js', old_string: '  return a + b;', new_string: pick(rng, ["  if (typeof a !== 'number' || typeof b !== 'number') throw new TypeError('add: numbers only');\n  return a + b;", "  if (!Number.isFinite(a) || !Number.isFinite(b)) throw new RangeError('add: finite numbers only');\n  return a + b;"]) } } },
-        { think: 600 + Math.floor(rng() * 600), text: 'Done: add() now rejects non-numbers.', chunkMs: 40 },
-      ],
-      actions: [
-        { do: 'idle', ms: 1000 },
-        { do: 'prompt', text: pick(rng, ['validate the inputs of add in app.js', 'make add() reject non-numbers']) },
-        { do: 'auto_tool' },
-        { do: 'approve' },
-        { do: 'turn_end' },
-        { do: 'idle', ms: 3000 },
-      ],
-    }),
+    agents: ['claude', 'codex', 'gemini'],
+    seed: { codexSandbox: 'read-only' },
+    vary: (rng, agent) => {
+      const newLine = pick(rng, ["  if (typeof a !== 'number' || typeof b !== 'number') throw new TypeError('add: numbers only');", "  if (!Number.isFinite(a) || !Number.isFinite(b)) throw new RangeError('add: finite numbers only');"]);
+      // Drawn in the order the Claude-only version drew them, so its recordings stay reproducible.
+      const done = { think: 600 + Math.floor(rng() * 600), text: 'Done: add() now rejects non-numbers.', chunkMs: 40 };
+      const prompt = pick(rng, ['validate the inputs of add in app.js', 'make add() reject non-numbers']);
+      const say = 'I will add input validation.';
+      if (agent === 'codex') {
+        const patch = ['apply_patch <<\'EOF\'', '*** Begin Patch', '*** Update File: app.js', '@@', ' export function add(a, b) {', `+${newLine}`, '   return a + b;', '*** End Patch', 'EOF'].join('\n');
+        return {
+          script: [{ think: 700, text: say, chunkMs: 35, tool: { command: patch, description: 'Edit app.js', escalate: false } }, done],
+          actions: [{ do: 'idle', ms: 1000 }, { do: 'prompt', text: prompt }, { do: 'approve' }, { do: 'turn_end' }, { do: 'idle', ms: 3000 }],
+        };
+      }
+      if (agent === 'gemini') {
+        return {
+          script: [{ think: 700, text: say, chunkMs: 35, tool: { name: 'replace', input: { file_path: 'app.js', instruction: 'In add(), reject arguments that are not numbers before adding them.', old_string: 'export function add(a, b) {\n  return a + b;\n}', new_string: `export function add(a, b) {\n${newLine}\n  return a + b;\n}` } } }, done],
+          actions: [{ do: 'idle', ms: 1000 }, { do: 'prompt', text: prompt }, { do: 'approve' }, { do: 'turn_end' }, { do: 'idle', ms: 3000 }],
+        };
+      }
+      return {
+        script: [
+          { think: 600, text: 'Let me read app.js first.', chunkMs: 35, tool: { name: 'Read', input: { file_path: '{cwd}/app.js' } } },
+          { think: 700, text: say, chunkMs: 35, tool: { name: 'Edit', input: { file_path: '{cwd}/app.js', old_string: '  return a + b;', new_string: `${newLine}\n  return a + b;` } } },
+          done,
+        ],
+        actions: [
+          { do: 'idle', ms: 1000 },
+          { do: 'prompt', text: prompt },
+          { do: 'auto_tool' },
+          { do: 'approve' },
+          { do: 'turn_end' },
+          { do: 'idle', ms: 3000 },
+        ],
+      };
+    },
   },
   question: {
     agents: ['claude'],

@@ -61,6 +61,14 @@ describe('seeding of the issue-16 agents', () => {
     expect(s.env['PI_OFFLINE']).toBe('1');
   });
 
+  it('codex gets a read-only sandbox only when a scenario asks (edit), workspace-write otherwise', () => {
+    const runDir = mkdtempSync(join(tmpdir(), 'agents-seed-codex-'));
+    dirs.push(runDir);
+    const readOnly = seed('codex', { runDir, baseUrl: BASE, options: { codexSandbox: 'read-only' } });
+    expect(readFileSync(join(readOnly.home, '.codex', 'config.toml'), 'utf8')).toContain('sandbox_mode = "read-only"');
+    expect(readFileSync(join(seeded('codex').home, '.codex', 'config.toml'), 'utf8')).toContain('sandbox_mode = "workspace-write"');
+  });
+
   it('qwen runs in the default approval mode without follow-up suggestions', () => {
     const s = seeded('qwen');
     expect(AGENTS['qwen']?.args).toEqual(['--approval-mode', 'default']);

@@ -62,7 +62,8 @@ function seedWork(work) {
 
 // `options` (a scenario's `seed`) adds what one scenario needs: `allowShell` (shell commands the
 // user allowed before, e.g. "sleep 8", in each CLI's own syntax), `defaultMode` (Claude's permission mode, e.g.
-// "plan"), `bare` (Claude: no ~/.claude.json at all, a new user's first start).
+// "plan"), `bare` (Claude: no ~/.claude.json at all, a new user's first start), `codexSandbox`
+// (Codex's sandbox_mode, e.g. "read-only").
 export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
   const cwd = join(runDir, 'work');
@@ -116,7 +117,8 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         'model_provider = "mock"',
         // "untrusted" is rejected by 0.171; on-request + a mock that asks for escalation shows the dialog.
         'approval_policy = "on-request"',
-        'sandbox_mode = "workspace-write"',
+        // `codexSandbox: "read-only"` (edit): every edit asks, with its diff.
+        `sandbox_mode = "${options.codexSandbox ?? 'workspace-write'}"`,
         'check_for_update_on_startup = false',
         '',
         '[model_providers.mock]',
