@@ -1,7 +1,7 @@
 /**
  * A fatal API error names the turn's end (rule api-error-turn-end, reason "api-error"), which
- * debounce publishes at once. The screens come from the error-fatal recordings of Claude Code
- * and Codex (fixtures/<agent>/, cut with test/capture/cut-fixture.mjs at labelled-idle seconds).
+ * debounce publishes at once. The screens come from the error-fatal recordings of Claude Code,
+ * Codex and Gemini CLI (fixtures/<agent>/, cut with test/capture/cut-fixture.mjs at labelled-idle seconds).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -47,5 +47,11 @@ describe('codex api-error-turn-end', () => {
     const pack = registry.packForAgent('codex')?.compiled;
     if (pack === undefined) throw new Error('no bundled codex pack');
     expect(evaluatePack(pack, fixtureInput({ ...fixture, rows })).winner?.ruleId).not.toBe('api-error-turn-end');
+  });
+});
+
+describe('gemini api-error-turn-end', () => {
+  it('names the "✕ [API Error: …403…]" block above the input box', () => {
+    expect(winnerOf('idle_api-error-403_error-fatal-80x24.txt', 'gemini')).toEqual({ ruleId: 'api-error-turn-end', reason: 'api-error' });
   });
 });
