@@ -225,11 +225,12 @@ Object.assign(SCENARIOS, {
       };
     },
   },
+  // Claude Code's AskUserQuestion; Gemini CLI's ask_user (same shape, plus a question `type`).
   question: {
-    agents: ['claude'],
-    vary: (rng) => ({
+    agents: ['claude', 'gemini'],
+    vary: (rng, agent) => ({
       script: [
-        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', multiSelect: false, options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
+        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: agent === 'gemini' ? 'ask_user' : 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', ...(agent === 'gemini' ? { type: 'choice' } : {}), multiSelect: false, options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
         { think: 600 + Math.floor(rng() * 600), text: 'Good choice. I will set it up with node:test next time you ask.', chunkMs: 40 },
       ],
       actions: [
