@@ -63,6 +63,13 @@ describe('capture lab mock encoders', () => {
     expect(first('codex')?.escalate).toBe(false);
   });
 
+  it('asks each CLI its question with its own tool', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const tool = (agent: string) => SCENARIOS['question']?.vary(() => 0.3, agent).script[0]?.tool;
+    expect(tool('claude')?.name).toBe('AskUserQuestion');
+    expect(tool('gemini')).toMatchObject({ name: 'ask_user', input: { questions: [{ type: 'choice', header: 'Runner' }] } });
+  });
+
   it('answers a JSON schema with its first enum value and next_speaker user', () => {
     const v = valueForSchema({ type: 'OBJECT', properties: { model_choice: { type: 'STRING', enum: ['flash', 'pro'] }, next_speaker: { type: 'STRING', enum: ['model', 'user'] }, score: { type: 'INTEGER' } } });
     expect(v).toEqual({ model_choice: 'flash', next_speaker: 'user', score: 0 });
