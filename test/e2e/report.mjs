@@ -18,10 +18,11 @@ export function judgeCell(cell) {
   const killCrashes = (cell.firstScreen?.all ?? []).filter((r) => r.mode !== 'bare' && r.crash.length > 0).length;
   const crashes = runCrashes + killCrashes;
   const blockedRecall = t?.per_state?.blocked?.recall ?? null;
-  // The median of the rounds' own differences (wrapped − bare, same round) where the cell has
-  // it; cells from before it was kept: the difference of the two medians.
+  // Judged: the difference of the two medians (wrapped − bare). The median of the rounds' own
+  // differences is shown beside it: it follows load drift, but a CLI whose own start varies by
+  // ±0.5 s from run to run (Gemini) swings it more than the medians.
   const fsCell = cell.firstScreen;
-  const delta = !fsCell ? null : fsCell.pairedDeltaMs !== undefined ? fsCell.pairedDeltaMs : fsCell.bareMs !== null && fsCell.wrappedMs !== null ? fsCell.wrappedMs - fsCell.bareMs : null;
+  const delta = fsCell && fsCell.bareMs !== null && fsCell.wrappedMs !== null ? fsCell.wrappedMs - fsCell.bareMs : null;
   const replayed = cell.scenarios.filter((s) => s.replay);
   return {
     failedRuns: cell.scenarios.filter((s) => !s.ok).length,
@@ -113,7 +114,7 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
     const j = judgeCell(c);
     const t = c.total;
     const fs = c.firstScreen;
-    const paired = fs?.pairedDeltaMs === undefined ? '' : ' paired';
+    const paired = fs?.pairedDeltaMs === undefined ? '' : `; paired ${fs.pairedDeltaMs >= 0 ? '+' : ''}${fs.pairedDeltaMs} ms`;
     const load = fs?.load === undefined ? '' : `, load ${fs.load.min}–${fs.load.max}`;
     const fsText = fs === null ? '–' : `${fs.bareMs} → ${fs.wrappedMs} ms (${j.delta >= 0 ? '+' : ''}${j.delta} ms${paired}, ${fs.runs} runs${load}${fs.timedOut ? `, ${fs.timedOut} timed out` : ''})${mark(j.firstScreen)}`;
     lines.push(
@@ -144,9 +145,9 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
   lines.push('changes as were published live, each within 250 ms, up to the driver\'s exit keystroke. First screen:');
   lines.push('time from the keystroke that starts the command to the CLI\'s first paint (its `readyBytes` of');
   lines.push('output through `pipe-pane -O`), bare CLI against `agentwrap` with the cell\'s hooks setting,');
-  lines.push('interleaved run by run with the order reversed every other round; "+N ms paired" is the median of');
-  lines.push('each round\'s own difference (wrapped − bare), which is what is judged, and "load" the range of the');
-  lines.push('1-minute load average over those runs.');
+  lines.push('interleaved run by run with the order reversed every other round; judged on the difference of the');
+  lines.push('medians; "paired" is the median of each round\'s own difference (wrapped − bare), and "load" the');
+  lines.push('range of the 1-minute load average over those runs.');
   lines.push('agentwrap\'s stderr goes to a file in these runs (a crash is a stack trace, an `Error` line, a Node');
   lines.push('assertion, or exit 134/139); "N at kill" counts first-screen runs, which end by killing the tmux');
   lines.push('server under the wrapped CLI (a terminal that goes away must end quietly too). Recordings, events and stderr of each run stay under');

@@ -233,9 +233,9 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
 /**
  * Bare, wrapped with hooks and wrapped without, interleaved run by run, the order reversed every
  * other round (bare first, then bare last) so neither side always follows the other on a machine
- * whose load drifts. Per wrapped mode: the medians, and the median of the rounds' own differences
- * (wrapped − bare in the same round), which is what is judged. The 1-minute load average is kept
- * per run.
+ * whose load drifts. Per wrapped mode: the medians (their difference is judged), and the median of
+ * the rounds' own differences (wrapped − bare in the same round). The 1-minute load average is
+ * kept per run.
  */
 async function firstScreen({ agent, habitat, size, inst, main, dir, runs }) {
   const modes = ['bare', 'hooks-on', 'hooks-off'];
