@@ -288,7 +288,9 @@ export class PackRegistry {
 
   private readFile(path: string, origin: PackOrigin, before: FileState | undefined): FileState {
     const key = statKey(path) ?? { mtimeMs: 0, size: 0 };
-    if (this.mentioning !== undefined && !mentions(path, this.mentioning)) {
+    // A file that held a pack is read in full whatever it says now: a broken edit keeps the last
+    // good version live, even one that cut the agent's name.
+    if (this.mentioning !== undefined && before?.good === undefined && !mentions(path, this.mentioning)) {
       return { path, origin, ...key, good: undefined, status: 'ok', agent: undefined, problems: [] };
     }
     const loaded = loadPackFile(path, origin);

@@ -134,6 +134,18 @@ describe('PackRegistry.load for one agent (mentioning)', () => {
     expect(registry.refresh(0)).toEqual(['codex']);
     expect(ruleIds(registry, 'codex')).toEqual(['mine-codex']);
   });
+
+  it('an edit that breaks a live pack and cuts the name keeps the last good version live', () => {
+    const mine = join(user, 'mine.toml');
+    writeFileSync(mine, packToml(rule('mine-codex', 'x'), { agent: 'codex', commands: '["codex"]' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user, mentioning: 'codex' });
+
+    edit(mine, '[[rule', 5);
+    registry.refresh(0);
+
+    expect(ruleIds(registry, 'codex')).toEqual(['mine-codex']);
+    expect(registry.notes()).toContain(`${mine} is invalid after an edit; keeping the last good version live`);
+  });
 });
 
 describe('PackRegistry.refresh (hot reload)', () => {
