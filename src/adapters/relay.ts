@@ -91,6 +91,8 @@ interface NativeRelayModule {
   trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
   /** `stty -opost` on fd as one ioctl; absent from an addon built before it existed. */
   outputRaw?(fd: number): boolean;
+  /** `stty -g` of fd by one tcgetattr (Linux; null elsewhere or not a terminal); absent from older builds. */
+  modeSnapshot?(fd: number): string | null;
 }
 
 export type RelayLoad = { readonly ok: true; readonly module: NativeRelayModule } | { readonly ok: false; readonly reason: string };

@@ -78,7 +78,9 @@ export interface OuterTerminal {
 
 type Warn = (message: string) => void;
 
-function runStty(args: readonly string[], fd: number): { ok: true; stdout: string } | { ok: false; error: string } {
+type SttyResult = { ok: true; stdout: string } | { ok: false; error: string };
+
+function runStty(args: readonly string[], fd: number): SttyResult {
   // stty acts on its stdin, so hand it the terminal's fd as fd 0.
   const result = spawnSync('stty', [...args], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
   if (result.error !== undefined) return { ok: false, error: result.error.message };
@@ -110,6 +112,24 @@ function outputRawAtOnce(fd: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The terminal's settings as `stty -g` prints them: read by the relay addon with one tcgetattr
+ * where it can (Linux), else by an stty process. On a loaded 2-core machine that process took
+ * 20-150 ms, all of it before the agent was spawned.
+ */
+function modeSnapshot(fd: number): SttyResult {
+  const relay = loadNativeRelay();
+  if (relay.ok && typeof relay.module.modeSnapshot === 'function') {
+    try {
+      const snapshot = relay.module.modeSnapshot(fd);
+      if (typeof snapshot === 'string') return { ok: true, stdout: snapshot };
+    } catch {
+      // Fall back to stty, which says why if it fails too.
+    }
+  }
+  return runStty(['-g'], fd);
 }
 
 /** The terminal's size, or the VT100 default where there is none (or it hung up). */
@@ -168,7 +188,7 @@ function rawModeOf(
   const enterRawInput = (): boolean => {
     // A hung-up terminal has no modes left to set (and its SIGCONT is no `fg`: terminal-hangup.ts).
     if (isRaw || !isInteractive || isGone()) return false;
-    const snapshot = runStty(['-g'], 1);
+    const snapshot = modeSnapshot(1);
     outputSnapshot = snapshot.ok ? snapshot.stdout : undefined;
     try {
       stdin.setRawMode(true);

@@ -19,10 +19,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { CLI_MAIN_PATH } from '../adapters/paths.js';
-import { requestControl } from './control-socket.js';
-import { followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS, pickLoopbackPort, type Following } from './opencode-events.js';
+import type { Following } from './opencode-events.js';
+// The TOML parser, the control client and OpenCode's event stream are loaded by the one plan
+// that needs them (await import below): a plan is made before the agent is spawned, and ~30 ms
+// of module loading for every launch was time its first byte waited for.
 
 /** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
 export const CLAUDE_HOOK_EVENTS: readonly string[] = [
@@ -145,7 +146,7 @@ export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
       case 'claude':
         return planClaude(input, command, root);
       case 'codex':
-        return planCodex(input, command);
+        return await planCodex(input, command);
       case 'opencode':
         return await planOpenCode(input);
       default:
@@ -244,7 +245,7 @@ function tomlArray(words: readonly string[]): string {
 }
 
 /** Whether the user's Codex config sets `notify` (then theirs stays, and agentwrap adds none). */
-export function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): boolean {
+export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): Promise<boolean> {
   const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
   let text: string;
   try {
@@ -255,7 +256,8 @@ export function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()
     return false;
   }
   try {
-    return parseToml(text)['notify'] !== undefined;
+    const { parse } = await import('smol-toml');
+    return parse(text)['notify'] !== undefined;
   } catch (error) {
     // Codex itself will complain about a broken config; assume a notify may be in it and keep out.
     void error;
@@ -263,11 +265,11 @@ export function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()
   }
 }
 
-function planCodex(input: HookPlanInput, command: readonly string[]): HookPlan {
+async function planCodex(input: HookPlanInput, command: readonly string[]): Promise<HookPlan> {
   const first = input.args[0];
   if (first !== undefined && CODEX_SUBCOMMANDS.includes(first)) return nothing('codex', input.args, undefined);
   const overridesNotify = input.args.some((arg, i) => /^notify\s*=/.test(arg) && (input.args[i - 1] === '-c' || input.args[i - 1] === '--config'));
-  if (overridesNotify || codexUserNotify(input.env)) {
+  if (overridesNotify || (await codexUserNotify(input.env))) {
     return nothing('codex', input.args, 'codex: your own notify program is configured; agentwrap adds no notify (Codex runs only one)');
   }
   // Codex appends the event JSON as the last argument, which lands after --json.
@@ -346,6 +348,10 @@ async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
   if (loopbackProxied(input.env)) {
     return nothing('opencode', input.args, 'opencode: HTTP_PROXY is set and NO_PROXY does not name 127.0.0.1, so agentwrap adds no event stream (its state comes from the screen only)');
   }
+  const [{ followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS, pickLoopbackPort }, { requestControl }] = await Promise.all([
+    import('./opencode-events.js'),
+    import('./control-client.js'),
+  ]);
   const port = await pickLoopbackPort();
   const userPassword = input.env['OPENCODE_SERVER_PASSWORD'];
   const password = userPassword !== undefined && userPassword !== '' ? userPassword : randomBytes(24).toString('base64url');

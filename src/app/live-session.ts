@@ -97,7 +97,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const commandName = basename(options.command);
 
   // Evidence sources: the pack (hot-reloading registry), /proc, the agent's own reports.
-  const registry = loadDefaultRegistry(options.env);
+  // Only the packs that name this agent (or command) are read: the session uses one of them.
+  const registry = loadDefaultRegistry(options.env, options.packAgent ?? commandName);
   const packSource = livePackSource(registry, options.packAgent === undefined ? { command: commandName } : { agent: options.packAgent }, (note) =>
     warn(`packs: ${note}`),
   );

@@ -56,6 +56,14 @@ export interface PackFileEntry {
 export interface PackRegistryOptions {
   readonly bundledDir: string | undefined;
   readonly userDir: string | undefined;
+  /**
+   * Read only the pack files whose text contains this word (a live session's agent or command
+   * name: its pack must name it, in `agent` or `commands`); the others are left unparsed and
+   * unlisted. Parsing and compiling every bundled pack was a 60-77 ms block right after the
+   * spawn, on the cores the agent's own start-up needs. (A name spelled with TOML escapes
+   * would be missed; no pack does that.)
+   */
+  readonly mentioning?: string | undefined;
 }
 
 interface FileState {
@@ -146,9 +154,19 @@ function isPresent(path: string): boolean {
   }
 }
 
+/** Whether the file's text contains `word`; an unreadable file does (loadPackFile says why). */
+function mentions(path: string, word: string): boolean {
+  try {
+    return readFileSync(path, 'utf8').includes(word);
+  } catch {
+    return true;
+  }
+}
+
 export class PackRegistry {
   private readonly bundledDir: string | undefined;
   private readonly userDir: string | undefined;
+  private readonly mentioning: string | undefined;
   private files: FileState[] = [];
   private live = new Map<string, LoadedPack>();
   private readonly noteList: string[] = [];
@@ -158,6 +176,7 @@ export class PackRegistry {
   private constructor(options: PackRegistryOptions) {
     this.bundledDir = options.bundledDir === undefined ? undefined : resolve(options.bundledDir);
     this.userDir = options.userDir === undefined ? undefined : resolve(options.userDir);
+    this.mentioning = options.mentioning;
   }
 
   /** Loads both layers now. Never throws: every problem becomes a note. */
@@ -269,6 +288,11 @@ export class PackRegistry {
 
   private readFile(path: string, origin: PackOrigin, before: FileState | undefined): FileState {
     const key = statKey(path) ?? { mtimeMs: 0, size: 0 };
+    // A file that held a pack is read in full whatever it says now: a broken edit keeps the last
+    // good version live, even one that cut the agent's name.
+    if (this.mentioning !== undefined && before?.good === undefined && !mentions(path, this.mentioning)) {
+      return { path, origin, ...key, good: undefined, status: 'ok', agent: undefined, problems: [] };
+    }
     const loaded = loadPackFile(path, origin);
     if (loaded.pack !== undefined) {
       if (before !== undefined) this.note(`reloaded ${path} (agent ${loaded.pack.agent})`);
@@ -336,8 +360,8 @@ export function livePackSource(
 }
 
 /** The registry as agentwrap uses it: bundled `packs/`, then the user pack directory from `env`. */
-export function loadDefaultRegistry(env: NodeJS.ProcessEnv): PackRegistry {
-  return PackRegistry.load({ bundledDir: BUNDLED_PACKS_DIR, userDir: userPacksDir(env) });
+export function loadDefaultRegistry(env: NodeJS.ProcessEnv, mentioning?: string): PackRegistry {
+  return PackRegistry.load({ bundledDir: BUNDLED_PACKS_DIR, userDir: userPacksDir(env), mentioning });
 }
 
 // --- fixture sweep (shared by `packs test` and test/core/pack-fixtures.test.ts) ----------------

@@ -8,7 +8,7 @@ import { checkStateRootForReading, resolveStateRoot } from '../app/platform.js';
 import { planHooks } from '../app/hooks.js';
 import { prepareAutoRecording } from '../app/record-dir.js';
 import { resolveLaunchSettings, type LaunchSettings } from '../core/launch-settings.js';
-import { prepareControlSocketPath } from '../app/control-socket.js';
+import { prepareControlSocketPath } from '../app/control-socket-path.js';
 import type { LiveSession } from '../app/live-session.js';
 import { syntheticSessionId } from '../core/session-record.js';
 import type { LaunchRequest } from './argv.js';
@@ -35,12 +35,6 @@ function withSettings(request: LaunchRequest, settings: LaunchSettings, warnings
 }
 
 export async function runWithSession(typed: LaunchRequest): Promise<number> {
-  // The live session (screen mirror, packs, records: ~80 ms of module loading and pack
-  // compiling here) loads while the agent starts, not before: the launcher holds the output
-  // for taps that attach late, and the relay thread passes it through meanwhile.
-  const liveSessionModule = import('../app/live-session.js');
-  // A failure to load is reported where it is awaited (after the agent ran); never unhandled.
-  liveSessionModule.catch(() => undefined);
   const env = process.env;
   const sessionId = syntheticSessionId(process.pid, Date.now());
   // One look at the state directory before the agent draws anything: a refused directory is
@@ -79,7 +73,11 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
         ...(controlPath === undefined ? {} : { AGENTWRAP_CONTROL: controlPath }),
       },
       attach: (launched) => {
-        attaching = liveSessionModule.then(({ attachLiveSession }) => {
+        // The live session (screen mirror, packs, records: ~80 ms of module loading and pack
+        // compiling) starts loading once the agent is spawned, never before: an import begun
+        // earlier is evaluated in whatever await comes next (a hook plan's), ahead of the spawn.
+        // The launcher holds the output for taps that attach late; the relay passes it through.
+        attaching = import('../app/live-session.js').then(({ attachLiveSession }) => {
           live = attachLiveSession({
             launched,
             command: request.command,
@@ -102,6 +100,8 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
             },
           });
         });
+        // A failure to load is reported where it is awaited (after the agent ran); never unhandled.
+        attaching.catch(() => undefined);
       },
     });
     try {

@@ -13,13 +13,11 @@ import { parse, TomlError } from 'smol-toml';
 /** Agents agentwrap installs reporter hooks for (app/hooks.ts planHooks); `[hooks]` keys. */
 export const HOOK_AGENTS: readonly string[] = ['claude', 'codex', 'opencode'];
 
-/** Recordings kept in `record_dir` when `record_keep` is not set: the newest win. */
-export const DEFAULT_RECORD_KEEP = 50;
-
 /** A config file bigger than this is refused, not parsed: a real one is a few lines. */
 export const MAX_CONFIG_BYTES = 64 * 1024;
 
-export { EMPTY_CONFIG, type Sourced, type UserConfig } from './config-values.js';
+export { DEFAULT_RECORD_KEEP, EMPTY_CONFIG, type Sourced, type UserConfig } from './config-values.js';
+import { DEFAULT_RECORD_KEEP } from './config-values.js';
 import type { Sourced, UserConfig } from './config-values.js';
 
 /** One problem in the config file, printed `FILE:LINE: reason`. */

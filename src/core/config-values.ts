@@ -4,6 +4,9 @@
  * parser: ~20 ms of start-up on this 2-core machine, for `status` run by a status bar.
  */
 
+/** Recordings kept in `record_dir` when `record_keep` is not set: the newest win. */
+export const DEFAULT_RECORD_KEEP = 50;
+
 /** A value from the file and the 1-based line it was set on (undefined when not found). */
 export interface Sourced<T> {
   readonly value: T;

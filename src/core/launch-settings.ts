@@ -3,7 +3,8 @@
  * config file, the config file over the built-in default. One function decides this for the
  * launcher and for `agentwrap doctor`, so what doctor shows is what a launch does.
  */
-import { DEFAULT_RECORD_KEEP, type Sourced, type UserConfig } from './config-schema.js';
+// config-values, not config-schema: the launch path must not load the TOML parser (no config file, no parser).
+import { DEFAULT_RECORD_KEEP, type Sourced, type UserConfig } from './config-values.js';
 
 export type SettingSource =
   | { readonly kind: 'flag'; readonly flag: string }

@@ -1158,6 +1158,40 @@ static napi_value output_raw(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * modeSnapshot(fd): the terminal's settings as GNU `stty -g` prints them ("iflag:oflag:cflag:
+ * lflag" then every c_cc, in hex), read with one tcgetattr instead of an stty process before the
+ * agent is spawned; `stty <snapshot>` (the restore, the terminal guardian) reads it back. Linux
+ * only (macOS's stty -g has another format): null elsewhere or when fd is not a terminal.
+ */
+static napi_value mode_snapshot(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  napi_value result;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok) fd = -1;
+#ifdef __linux__
+  struct termios modes;
+  if (fd >= 0 && tcgetattr(fd, &modes) == 0) {
+    char text[64 + NCCS * 4];
+    int used = snprintf(text, sizeof text, "%lx:%lx:%lx:%lx", (unsigned long)modes.c_iflag, (unsigned long)modes.c_oflag,
+                        (unsigned long)modes.c_cflag, (unsigned long)modes.c_lflag);
+    for (int i = 0; i < NCCS && used > 0 && (size_t)used < sizeof text; ++i) {
+      used += snprintf(text + used, sizeof text - (size_t)used, ":%lx", (unsigned long)modes.c_cc[i]);
+    }
+    if (used > 0 && (size_t)used < sizeof text) {
+      napi_create_string_utf8(env, text, (size_t)used, &result);
+      return result;
+    }
+  }
+#else
+  (void)fd;
+#endif
+  napi_get_null(env, &result);
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   static int is_exit_hook_set = 0;
   if (!is_exit_hook_set) {
@@ -1172,6 +1206,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"trackerCreate", NULL, tracker_create, NULL, NULL, NULL, napi_default, NULL},
       {"trackerFeed", NULL, tracker_feed, NULL, NULL, NULL, napi_default, NULL},
       {"outputRaw", NULL, output_raw, NULL, NULL, NULL, napi_default, NULL},
+      {"modeSnapshot", NULL, mode_snapshot, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;

@@ -103,4 +103,24 @@ describe('processTerminal in a real terminal', () => {
     expect(output).toContain('RAW[-ixon -opost -isig -icanon -iexten -echo]');
     expect(output).toContain('COOKED[ixon opost isig icanon iexten echo]');
   });
+  const hasModeSnapshot = process.platform === 'linux' && typeof (loadNativeRelay() as { module?: { modeSnapshot?: unknown } }).module?.modeSnapshot === 'function';
+  it.skipIf(!hasModeSnapshot)('reads the settings as `stty -g` prints them with one tcgetattr (the addon), cooked and raw, and stty takes them back', async () => {
+    const probe = `
+      import { loadNativeRelay } from ${JSON.stringify(`${REPO_ROOT}/dist/src/adapters/relay.js`)};
+      import { execFileSync } from 'node:child_process';
+      const stty = (...args) => execFileSync('stty', args, { stdio: [0, 'pipe', 'pipe'] }).toString().trim();
+      const relay = loadNativeRelay().module;
+      const cooked = relay.modeSnapshot(0);
+      const sameCooked = cooked === stty('-g');
+      stty('raw', '-echo', 'intr', '^K');
+      const sameRaw = relay.modeSnapshot(0) === stty('-g') && relay.modeSnapshot(0) !== cooked;
+      stty(cooked);
+      process.stdout.write('COOKED[' + sameCooked + '] RAW[' + sameRaw + '] BACK[' + (stty('-g') === cooked) + '] PIPE[' + relay.modeSnapshot(99) + ']\\n');
+    `;
+    const outer = openOuterTerminal(`${shellQuote(process.execPath)} --input-type=module -e ${shellQuote(probe)}; echo END`);
+
+    const output = await outer.waitFor('END');
+
+    expect(output).toContain('COOKED[true] RAW[true] BACK[true] PIPE[null]');
+  });
 });

@@ -100,6 +100,54 @@ describe('PackRegistry.load', () => {
   });
 });
 
+describe('PackRegistry.load for one agent (mentioning)', () => {
+  it('reads only the packs that name it: the others are neither listed nor parsed', () => {
+    const broken = join(user, 'other.toml');
+    writeFileSync(broken, packToml(`${rule('broken', 'x')}\nregex = ['(?<=a)b']`, { agent: 'claude' }));
+    writeFileSync(join(user, 'mine.toml'), packToml(rule('user-rule', 'x'), { agent: 'codex', commands: '["codex"]' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user, mentioning: 'codex' });
+
+    expect(registry.packs().map((p) => [p.agent, p.origin])).toEqual([['codex', 'user']]);
+    expect(ruleIds(registry, 'codex')).toEqual(['user-rule']);
+    // The broken claude pack was never parsed: no note about it.
+    expect(registry.notes()).toEqual([]);
+  });
+
+  it('finds a pack by a command it lists under another agent name', () => {
+    writeFileSync(join(user, 'kimi.toml'), packToml(rule('k', 'x'), { agent: 'kimi', commands: '["kimi", "kimi-cli"]' }));
+
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user, mentioning: 'kimi-cli' });
+
+    expect(registry.packForCommand('kimi-cli')?.agent).toBe('kimi');
+    expect(registry.packs().map((p) => p.agent)).toEqual(['kimi']);
+  });
+
+  it('hot reload keeps the filter: an edited pack that now names the agent is picked up', () => {
+    const mine = join(user, 'mine.toml');
+    writeFileSync(mine, packToml(rule('r', 'x'), { agent: 'claude', commands: '["claude"]' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user, mentioning: 'codex' });
+    expect(registry.packForAgent('claude')).toBeUndefined();
+
+    edit(mine, packToml(rule('mine-codex', 'x'), { agent: 'codex', commands: '["codex"]' }), 5);
+
+    expect(registry.refresh(0)).toEqual(['codex']);
+    expect(ruleIds(registry, 'codex')).toEqual(['mine-codex']);
+  });
+
+  it('an edit that breaks a live pack and cuts the name keeps the last good version live', () => {
+    const mine = join(user, 'mine.toml');
+    writeFileSync(mine, packToml(rule('mine-codex', 'x'), { agent: 'codex', commands: '["codex"]' }));
+    const registry = PackRegistry.load({ bundledDir: bundled, userDir: user, mentioning: 'codex' });
+
+    edit(mine, '[[rule', 5);
+    registry.refresh(0);
+
+    expect(ruleIds(registry, 'codex')).toEqual(['mine-codex']);
+    expect(registry.notes()).toContain(`${mine} is invalid after an edit; keeping the last good version live`);
+  });
+});
+
 describe('PackRegistry.refresh (hot reload)', () => {
   it('picks up an edited user pack', () => {
     const path = join(user, 'claude.toml');

@@ -28,6 +28,7 @@ import { hasGnuTime, openSession, runTimed, type OuterOptions, type OuterSession
 import { sampleCpu } from './proc.js';
 import type { DashboardResult } from './dashboard.js';
 import { measureScale, type ScaleResult } from './scale.js';
+import { measureStartup, type StartupResult } from './startup.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -43,8 +44,8 @@ const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const isWriting = only === undefined && (!isQuick || argv.includes('--write'));
 const shouldRun = (section: string): boolean => only === undefined || only.includes(section);
 const CONFIG = isQuick
-  ? { floodMb: 50, rounds: 3, lossRuns: 20, rttSamples: 300, idleS: 10, tickIterations: 2000, replayRuns: 1, scaleSessions: 20, scaleStatusRuns: 20, scaleToggles: 5, dashboardSessions: 10 }
-  : { floodMb: 200, rounds: 5, lossRuns: 100, rttSamples: 2000, idleS: 30, tickIterations: 10_000, replayRuns: 3, scaleSessions: 50, scaleStatusRuns: 20, scaleToggles: 8, dashboardSessions: 20 };
+  ? { startupRounds: 10, floodMb: 50, rounds: 3, lossRuns: 20, rttSamples: 300, idleS: 10, tickIterations: 2000, replayRuns: 1, scaleSessions: 20, scaleStatusRuns: 20, scaleToggles: 5, dashboardSessions: 10 }
+  : { startupRounds: 20, floodMb: 200, rounds: 5, lossRuns: 100, rttSamples: 2000, idleS: 30, tickIterations: 10_000, replayRuns: 3, scaleSessions: 50, scaleStatusRuns: 20, scaleToggles: 8, dashboardSessions: 20 };
 /** Stale records beside the scale benchmark's live sessions (status must skip them quickly). */
 const SCALE_STALE_RECORDS = 1000;
 /**
@@ -502,6 +503,8 @@ interface GoalRow {
 }
 
 const BLOCKERS = {
+  startup:
+    "Node's own start-up (`node -e` alone is most of the figure on this shared machine) and the ESM loader reading and compiling the ~40 modules of the launch path (CPU from main to the spawn ~120-130 ms at load 5); nothing else runs before the spawn (no process: the stty snapshot and OPOST are ioctls in the relay addon; the session loop loads after the spawn)",
   flood:
     'start-up and exit (Node and module loading take ~0.2 s before the agent runs, closing the session ~0.06 s after it exits: ~10% of a 2.7 s run) and the relay thread\'s mode tracking (~0.2 CPU s per 200 MB of TUI output, a sequence every 9 bytes), on a 2-core machine where cat, the relay and the outer terminal already compete; the mirror parses at most 5% of a core during a flood',
   rtt: 'nothing agentwrap runs between a key and the agent any more (the relay thread is the same poll/read/write loop as script(1), which adds as much on this loaded machine); what is left is the kernel waking a thread twice per round trip. Spinning for the echo instead of sleeping made it worse (+209 µs: on 2 cores the spin takes the CPU the agent needs to echo)',
@@ -551,6 +554,8 @@ async function main(): Promise<void> {
     rmSync(files.tui, { force: true });
     rmSync(files.plain, { force: true });
   }
+  log('start-up: exec to the agent\'s first byte');
+  const startup: StartupResult[] = shouldRun('startup') ? await measureStartup({ cli: CLI, scratch, env: baseEnv, rounds: CONFIG.startupRounds }) : [];
   log('exit loss');
   const loss = shouldRun('loss') ? await measureLoss() : [];
   log('keystroke round trip');
@@ -576,6 +581,17 @@ async function main(): Promise<void> {
     const cpu = ratioOf(workload, 'agentwrap', 'cpu');
     goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: wall ≤ 1.15× script`, result: `${fmt(wall)}×`, isMet: wall <= 1.15, note: `relay ${fmt(ratioOf(workload, 'relay', 'wall'))}×`, blocker: BLOCKERS.flood });
     goals.push({ goal: `${CONFIG.floodMb} MB ${workload}, mirroring on: CPU ≤ 1.5× script`, result: `${fmt(cpu)}×`, isMet: cpu <= 1.5, note: `relay ${fmt(ratioOf(workload, 'relay', 'cpu'))}×`, blocker: BLOCKERS.flood });
+  }
+  const startupOf = (variant: StartupResult['variant']): StartupResult | undefined => startup.find((r) => r.variant === variant);
+  const hooked = startupOf('agentwrap claude (hooks on)');
+  if (hooked !== undefined) {
+    goals.push({
+      goal: "agent's first byte, added over bare, median ≤ 300 ms (agentwrap claude, hooks on)",
+      result: `+${fmt(hooked.addedMs, 0)} ms (${fmt(hooked.ratio, 1)}× bare)`,
+      isMet: hooked.addedMs <= 300,
+      blocker: BLOCKERS.startup,
+      note: `run --no-hooks +${fmt(startupOf('agentwrap run --no-hooks')?.addedMs ?? Number.NaN, 0)} ms; \`node -e\` alone +${fmt(startupOf('node -e')?.addedMs ?? Number.NaN, 0)} ms; script +${fmt(startupOf('script')?.addedMs ?? Number.NaN, 0)} ms; bare ${fmt(startupOf('bare')?.medianMs ?? Number.NaN, 0)} ms`,
+    });
   }
   const aw = loss.find((l) => l.variant === 'agentwrap');
   const relayLoss = loss.find((l) => l.variant === 'relay');
@@ -630,6 +646,11 @@ async function main(): Promise<void> {
           `${fmt(median(f.ratios.get(variant)?.wall ?? []))} | ${fmt(median(f.ratios.get(variant)?.cpu ?? []))} | ${fmt(CONFIG.floodMb / wall, 0)} |`,
       );
     }
+  }
+  if (startup.length > 0) {
+    lines.push('', `Start-up: exec → the agent's first output byte in the outer pty, a stand-in \`claude\` that prints at once; ${CONFIG.startupRounds} interleaved rounds; added = median of each round's own difference to bare (test/bench/startup.ts):`, '');
+    lines.push('| Program | median ms | added over bare ms | × bare |', '|---|---|---|---|');
+    for (const r of startup) lines.push(`| ${r.variant} | ${fmt(r.medianMs, 0)} | ${r.variant === 'bare' ? '' : `+${fmt(r.addedMs, 0)}`} | ${r.variant === 'bare' ? '' : fmt(r.ratio, 1)} |`);
   }
   lines.push('', `Keystroke round trip (write to the outer pty → echo read back), ${CONFIG.rttSamples} samples each, interleaved:`, '');
   lines.push('| Path | p50 µs | p99 µs | p50 added over direct |', '|---|---|---|---|');

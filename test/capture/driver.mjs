@@ -61,9 +61,12 @@ export function hashSeed(s) {
 }
 
 /**
- * Copies the built agentwrap (dist/src, packs, package.json; node_modules symlinked) into the
- * cache, so a capture run is not broken half-way by someone rebuilding dist/ in the tree.
- * Returns the snapshot's main.js.
+ * Copies the built agentwrap (dist/src, packs, package.json, and the native relay addon
+ * build/Release/agentwrap_relay.node when built; node_modules symlinked) into the cache, so a
+ * capture run is not broken half-way by someone rebuilding dist/ in the tree. With the addon it
+ * runs on the relay thread as an installed agentwrap does; without it, on the event-loop relay
+ * (and without the addon's exit hook). Returns the snapshot's main.js and which relay it runs
+ * (`relay`, written into each recording's meta).
  */
 export function snapshotAgentwrap() {
   mkdirSync(cacheRoot(), { recursive: true });
@@ -72,7 +75,14 @@ export function snapshotAgentwrap() {
   if (existsSync(join(REPO, 'packs'))) cpSync(join(REPO, 'packs'), join(dir, 'packs'), { recursive: true });
   cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  return { dir, main: join(dir, 'dist', 'src', 'cli', 'main.js') };
+  const addon = join(REPO, 'build', 'Release', 'agentwrap_relay.node');
+  let relay = 'event loop (build/Release/agentwrap_relay.node not built)';
+  if (existsSync(addon)) {
+    mkdirSync(join(dir, 'build', 'Release'), { recursive: true });
+    cpSync(addon, join(dir, 'build', 'Release', 'agentwrap_relay.node'));
+    relay = 'native';
+  }
+  return { dir, main: join(dir, 'dist', 'src', 'cli', 'main.js'), relay };
 }
 
 /**
@@ -227,7 +237,7 @@ function screenText(term) {
 /**
  * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
  * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log,
- *         personality } — `personality` (personalities.mjs, default 'silent') is the outer
+ *         personality, relay } — `personality` (personalities.mjs, default 'silent') is the outer
  * terminal: its environment and its answers to the CLI's terminal queries.
  */
 export async function runScenario(opts) {
@@ -555,6 +565,8 @@ export async function runScenario(opts) {
     resized_to: resizedTo ?? null,
     date: new Date(startWall).toISOString(),
     recorder: rec.mode,
+    // Which relay the recording agentwrap ran (snapshotAgentwrap's `relay`); null without agentwrap.
+    relay: rec.mode.startsWith('agentwrap') ? (opts.relay ?? null) : null,
     personality: persona.name,
     clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
     terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),

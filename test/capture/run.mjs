@@ -119,7 +119,7 @@ async function main() {
         const t0 = Date.now();
         const agentDir = o.version === undefined ? join(o.out, agent) : join(o.out, agent, 'releases', o.version);
         const outDir = personality === DEFAULT_PERSONALITY ? agentDir : join(agentDir, personality);
-        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, netns: INSIDE });
+        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, relay: snapshot?.relay, netns: INSIDE });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok && !recorded.includes(agent)) recorded.push(agent);
         if (r.ok) console.log(`ok   ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);

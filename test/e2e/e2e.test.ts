@@ -66,6 +66,13 @@ describe('E2E.md', () => {
     expect(judgeCell(cell)).toMatchObject({ accuracy: true, blockedRecall: true, missed: true, p95: true, crashOk: true, delta: 450, firstScreen: false, replaySame: 1, replayTotal: 1 });
   });
 
+  it('judges the first screen by the difference of the medians, and shows the paired median and the load beside it', () => {
+    // Medians 1000 → 1250 (+250), while round by round the wrapped CLI was 320 ms later.
+    const paired = { ...cell, firstScreen: { ...cell.firstScreen, wrappedMs: 1250, pairedDeltaMs: 320, load: { min: 2.1, median: 2.5, max: 3.4 } } };
+    expect(judgeCell(paired)).toMatchObject({ delta: 250, firstScreen: true });
+    expect(renderE2eMarkdown([paired])).toContain('| 1000 → 1250 ms (+250 ms; paired +320 ms, 3 runs, load 2.1–3.4) ✓ |');
+  });
+
   it('writes one row per cell with the date, versions and command', () => {
     const md = renderE2eMarkdown([cell]);
     expect(md).toContain('| claude | tmux | on | 1/1 | 99.1% ✓ | 100.0% ✓ | 0 ✓ | 0 ✓ | 800 ms ✓ | 0 ✓ | 1000 → 1450 ms (+450 ms, 3 runs) ✗ | 1/1 ✓ |');

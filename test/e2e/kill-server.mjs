@@ -22,10 +22,10 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTS } from '../capture/agents.mjs';
 import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
-import { snapshotAgentwrap, killLeftovers, REPO } from '../capture/driver.mjs';
+import { snapshotAgentwrap, killLeftovers } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { startPane, paneFiles, snapshotWithNativeRelay } from './tmux-pane.mjs';
+import { startPane, paneFiles } from './tmux-pane.mjs';
 import { crashSigns } from './compare.mjs';
 
 const PHASES = ['starting', 'ready', 'working'];
@@ -196,7 +196,7 @@ async function main() {
     process.env.AGENTWRAP_CAPTURE_INSTALLED = env.AGENTWRAP_CAPTURE_INSTALLED;
   }
   const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
-  const snapshot = snapshotWithNativeRelay(snapshotAgentwrap(), REPO);
+  const snapshot = snapshotAgentwrap();
   const baseDir = join(cacheRoot(), 'e2e', 'runs', `kill-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(baseDir, { recursive: true });
   const runs = [];

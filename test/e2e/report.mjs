@@ -18,7 +18,11 @@ export function judgeCell(cell) {
   const killCrashes = (cell.firstScreen?.all ?? []).filter((r) => r.mode !== 'bare' && r.crash.length > 0).length;
   const crashes = runCrashes + killCrashes;
   const blockedRecall = t?.per_state?.blocked?.recall ?? null;
-  const delta = cell.firstScreen && cell.firstScreen.bareMs !== null && cell.firstScreen.wrappedMs !== null ? cell.firstScreen.wrappedMs - cell.firstScreen.bareMs : null;
+  // Judged: the difference of the two medians (wrapped − bare). The median of the rounds' own
+  // differences is shown beside it: it follows load drift, but a CLI whose own start varies by
+  // ±0.5 s from run to run (Gemini) swings it more than the medians.
+  const fsCell = cell.firstScreen;
+  const delta = fsCell && fsCell.bareMs !== null && fsCell.wrappedMs !== null ? fsCell.wrappedMs - fsCell.bareMs : null;
   const replayed = cell.scenarios.filter((s) => s.replay);
   return {
     failedRuns: cell.scenarios.filter((s) => !s.ok).length,
@@ -110,7 +114,9 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
     const j = judgeCell(c);
     const t = c.total;
     const fs = c.firstScreen;
-    const fsText = fs === null ? '–' : `${fs.bareMs} → ${fs.wrappedMs} ms (${j.delta >= 0 ? '+' : ''}${j.delta} ms, ${fs.runs} runs${fs.timedOut ? `, ${fs.timedOut} timed out` : ''})${mark(j.firstScreen)}`;
+    const paired = fs?.pairedDeltaMs === undefined ? '' : `; paired ${fs.pairedDeltaMs >= 0 ? '+' : ''}${fs.pairedDeltaMs} ms`;
+    const load = fs?.load === undefined ? '' : `, load ${fs.load.min}–${fs.load.max}`;
+    const fsText = fs === null ? '–' : `${fs.bareMs} → ${fs.wrappedMs} ms (${j.delta >= 0 ? '+' : ''}${j.delta} ms${paired}, ${fs.runs} runs${load}${fs.timedOut ? `, ${fs.timedOut} timed out` : ''})${mark(j.firstScreen)}`;
     lines.push(
       `| ${c.agent} | ${c.habitat} | ${c.hooks} | ${c.scenarios.length - j.failedRuns}/${c.scenarios.length} | ${t ? pct(t.accuracy) : '–'}${mark(j.accuracy)} | ${pct(t?.per_state?.blocked?.recall ?? null)}${mark(j.blockedRecall)} | ${t ? t.spurious_transitions : '–'}${mark(j.spurious)} | ${t ? t.missed : '–'}${mark(j.missed)} | ${t?.latency_ms?.p95 ?? '–'} ms${mark(j.p95)} | ${j.killCrashes === 0 ? j.crashes : `${j.runCrashes} + ${j.killCrashes} at kill`}${mark(j.crashOk)} | ${fsText} | ${j.replaySame}/${j.replayTotal}${mark(j.replayTotal === 0 ? null : j.replaySame === j.replayTotal)} |`,
     );
@@ -138,7 +144,10 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
   lines.push('its /proc and reporter event lines) replayed through `agentwrap eval`\'s pipeline gives the same state');
   lines.push('changes as were published live, each within 250 ms, up to the driver\'s exit keystroke. First screen:');
   lines.push('time from the keystroke that starts the command to the CLI\'s first paint (its `readyBytes` of');
-  lines.push('output through `pipe-pane -O`), bare CLI against `agentwrap` with the cell\'s hooks setting.');
+  lines.push('output through `pipe-pane -O`), bare CLI against `agentwrap` with the cell\'s hooks setting,');
+  lines.push('interleaved run by run with the order reversed every other round; judged on the difference of the');
+  lines.push('medians; "paired" is the median of each round\'s own difference (wrapped − bare), and "load" the');
+  lines.push('range of the 1-minute load average over those runs.');
   lines.push('agentwrap\'s stderr goes to a file in these runs (a crash is a stack trace, an `Error` line, a Node');
   lines.push('assertion, or exit 134/139); "N at kill" counts first-screen runs, which end by killing the tmux');
   lines.push('server under the wrapped CLI (a terminal that goes away must end quietly too). Recordings, events and stderr of each run stay under');

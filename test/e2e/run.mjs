@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run e2e -- [--agent claude,codex] [--scenario simple,approve,deny] [--habitat tmux,tmux-truecolor]
-//               [--hooks on,off] [--size 120x40] [--first-screen-runs 3] [--no-netns] [--md-only]
+//               [--hooks on,off] [--size 120x40] [--first-screen-runs 5] [--no-netns] [--md-only]
 //
 // The live end-to-end acceptance run (issue 14): the pinned CLIs wrapped by `agentwrap` itself
 // in real tmux panes (one tmux server per habitat and run), driven through the capture lab's
@@ -12,6 +12,7 @@
 // cell there (so a run of one CLI updates its rows and keeps the others).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTS, AGENT_NAMES } from '../capture/agents.mjs';
@@ -20,7 +21,7 @@ import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
 import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { HABITATS, startPane, paneFiles, snapshotWithNativeRelay } from './tmux-pane.mjs';
+import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
@@ -31,7 +32,7 @@ const EXIT_KEY_WINDOW_S = 0.5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function parseArgs(argv) {
-  const o = { agents: AGENT_NAMES, scenarios: DEFAULT_SCENARIOS, habitats: Object.keys(HABITATS), hooks: ['on', 'off'], size: [120, 40], firstScreenRuns: 3, netns: true, mdOnly: false };
+  const o = { agents: AGENT_NAMES, scenarios: DEFAULT_SCENARIOS, habitats: Object.keys(HABITATS), hooks: ['on', 'off'], size: [120, 40], firstScreenRuns: 5, netns: true, mdOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
@@ -108,7 +109,7 @@ function collectEvents(main, stateDir) {
 }
 
 /** One scenario in one cell: drive, score what was published, replay, look for crashes. */
-async function runOne({ agent, scenario, habitat, hooks, size, inst, main, aw, cellDir }) {
+async function runOne({ agent, scenario, habitat, hooks, size, inst, main, relay, aw, cellDir }) {
   const [cols, rows] = size;
   const stateDir = mkdtempSync('/tmp/e2e-state-');
   const files = paneFiles(cellDir, `${scenario}-${cols}x${rows}`);
@@ -124,7 +125,7 @@ async function runOne({ agent, scenario, habitat, hooks, size, inst, main, aw, c
   const collector = collectEvents(main, stateDir);
   await sleep(500); // let the events stream start watching before the session exists
   const t0 = Date.now();
-  const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: cellDir, recorder: 'agentwrap', agentwrapMain: main, netns: INSIDE, spawn: spawnInPane, log: () => {} });
+  const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: cellDir, recorder: 'agentwrap', agentwrapMain: main, relay, netns: INSIDE, spawn: spawnInPane, log: () => {} });
   const eventsStderr = await collector.stop();
   paneRef.proc?.close();
   const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
@@ -229,17 +230,31 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
   };
 }
 
-/** Bare, wrapped with hooks and wrapped without, interleaved run by run so load drifts evenly. */
+/**
+ * Bare, wrapped with hooks and wrapped without, interleaved run by run, the order reversed every
+ * other round (bare first, then bare last) so neither side always follows the other on a machine
+ * whose load drifts. Per wrapped mode: the medians (their difference is judged), and the median of
+ * the rounds' own differences (wrapped − bare in the same round). The 1-minute load average is
+ * kept per run.
+ */
 async function firstScreen({ agent, habitat, size, inst, main, dir, runs }) {
   const modes = ['bare', 'hooks-on', 'hooks-off'];
   const all = [];
-  for (let i = 0; i < runs; i++) for (const mode of modes) all.push(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index: i }));
+  for (let i = 0; i < runs; i++) {
+    for (const mode of i % 2 === 0 ? modes : [...modes].reverse()) {
+      const load1 = loadavg()[0];
+      all.push({ ...(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index: i })), round: i, load1: Number(load1.toFixed(2)) });
+    }
+  }
+  const paintOf = (mode, round) => all.find((x) => x.mode === mode && x.round === round)?.paintMs ?? FIRST_SCREEN_CAP_MS;
   const summary = {};
   for (const mode of modes) {
     const xs = all.filter((x) => x.mode === mode);
-    summary[mode] = { paintMs: median(xs.map((x) => x.paintMs ?? FIRST_SCREEN_CAP_MS)), firstByteMs: median(xs.map((x) => x.firstByteMs ?? FIRST_SCREEN_CAP_MS)), runs: xs.map((x) => x.paintMs), timedOut: xs.filter((x) => x.paintMs === null).length };
+    const pairedDeltaMs = mode === 'bare' ? 0 : median(xs.map((x) => paintOf(mode, x.round) - paintOf('bare', x.round)));
+    summary[mode] = { paintMs: median(xs.map((x) => x.paintMs ?? FIRST_SCREEN_CAP_MS)), firstByteMs: median(xs.map((x) => x.firstByteMs ?? FIRST_SCREEN_CAP_MS)), pairedDeltaMs, runs: xs.map((x) => x.paintMs), timedOut: xs.filter((x) => x.paintMs === null).length };
   }
-  return { runs: all, summary };
+  const loads = all.map((x) => x.load1);
+  return { runs: all, summary, load: { min: Math.min(...loads), median: median(loads), max: Math.max(...loads) } };
 }
 
 function cellSummary(aw, results) {
@@ -264,7 +279,7 @@ async function main() {
   }
   if (!existsSync(AGENTWRAP_MAIN)) throw new Error(`${AGENTWRAP_MAIN} missing: npm run build first`);
   const installed = JSON.parse(process.env.AGENTWRAP_CAPTURE_INSTALLED ?? '{}');
-  const snapshot = snapshotWithNativeRelay(snapshotAgentwrap(), REPO);
+  const snapshot = snapshotAgentwrap();
   const aw = await loadAgentwrap(snapshot.main);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(RESULTS_DIR(), { recursive: true });
@@ -277,13 +292,13 @@ async function main() {
         const baseDir = join(E2E_ROOT(), 'runs', stamp, agent, habitat);
         mkdirSync(baseDir, { recursive: true });
         const fs = o.firstScreenRuns > 0 ? await firstScreen({ agent, habitat, size: o.size, inst, main: snapshot.main, dir: baseDir, runs: o.firstScreenRuns }) : null;
-        if (fs) console.log(`first screen ${agent} ${habitat}: bare ${fs.summary.bare.paintMs} ms, hooks on ${fs.summary['hooks-on'].paintMs} ms, hooks off ${fs.summary['hooks-off'].paintMs} ms (medians of ${o.firstScreenRuns})`);
+        if (fs) console.log(`first screen ${agent} ${habitat}: bare ${fs.summary.bare.paintMs} ms, hooks on ${fs.summary['hooks-on'].paintMs} ms, hooks off ${fs.summary['hooks-off'].paintMs} ms (medians of ${o.firstScreenRuns}; paired +${fs.summary['hooks-on'].pairedDeltaMs}/+${fs.summary['hooks-off'].pairedDeltaMs} ms; load ${fs.load.min}–${fs.load.max})`);
         for (const hooks of todo) {
           const cellDir = join(baseDir, `hooks-${hooks}`);
           mkdirSync(cellDir, { recursive: true });
           const results = [];
           for (const scenario of o.scenarios) {
-            const r = await runOne({ agent, scenario, habitat, hooks, size: o.size, inst, main: snapshot.main, aw, cellDir });
+            const r = await runOne({ agent, scenario, habitat, hooks, size: o.size, inst, main: snapshot.main, relay: snapshot.relay, aw, cellDir });
             results.push(r);
             const s = r.score;
             console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${agent} ${habitat} hooks-${hooks} ${scenario} ${r.seconds}s` + (s ? ` acc=${s.accuracy} missed=${s.missed} spurious=${s.spurious_transitions} p95=${s.latency_ms.p95} replay=${r.replay.ok ? 'same' : r.replay.problem}` : ` ${r.error}`) + (r.crash.length ? ` CRASH ${r.crash.join('; ')}` : ''));
@@ -293,7 +308,7 @@ async function main() {
             command: `npm run e2e -- ${process.argv.slice(2).join(' ')}`.trim(),
             tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), node: process.version, netns: INSIDE, relay: snapshot.relay, recordings: cellDir,
             total: cellSummary(aw, results),
-            firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
+            firstScreen: fs ? { bareMs: fs.summary.bare.paintMs, wrappedMs: fs.summary[`hooks-${hooks}`].paintMs, pairedDeltaMs: fs.summary[`hooks-${hooks}`].pairedDeltaMs, load: fs.load, bareFirstByteMs: fs.summary.bare.firstByteMs, wrappedFirstByteMs: fs.summary[`hooks-${hooks}`].firstByteMs, runs: o.firstScreenRuns, timedOut: fs.summary[`hooks-${hooks}`].timedOut, all: fs.runs.filter((x) => x.mode === 'bare' || x.mode === `hooks-${hooks}`) } : null,
             scenarios: results.map(({ analysis, ...rest }) => rest),
           };
           writeFileSync(cellFile(agent, habitat, hooks), JSON.stringify(cell, null, 2) + '\n');

@@ -8,7 +8,7 @@
 // habitat's environment: tmux sets TERM (default-terminal, tmux-256color in 3.3) and TMUX, and
 // COLORTERM is whatever the server was started with, as for a user's own tmux.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { nowMs } from '../capture/mock.mjs';
 
@@ -161,18 +161,4 @@ export function paneFiles(dir, name) {
     stderr: join(dir, `${name}.stderr`),
     exit: join(dir, `${name}.exit`),
   };
-}
-
-/**
- * The capture lab's snapshot of agentwrap (driver.mjs snapshotAgentwrap) holds dist/, packs/
- * and package.json but not the native relay addon, so the snapshot ran on the event-loop relay
- * and without the addon's exit hook, unlike an installed agentwrap. The e2e runs copy the
- * worktree's build/Release/agentwrap_relay.node into it (when built) and say which relay ran.
- */
-export function snapshotWithNativeRelay(snapshot, repo) {
-  const addon = join(repo, 'build', 'Release', 'agentwrap_relay.node');
-  if (!existsSync(addon)) return { ...snapshot, relay: 'event loop (build/Release/agentwrap_relay.node not built)' };
-  mkdirSync(join(snapshot.dir, 'build', 'Release'), { recursive: true });
-  copyFileSync(addon, join(snapshot.dir, 'build', 'Release', 'agentwrap_relay.node'));
-  return { ...snapshot, relay: 'native' };
 }
