@@ -81,6 +81,11 @@ export interface HookPlan {
   /** Why nothing was installed, or what was merged; undefined when there is nothing to say. */
   readonly note: string | undefined;
   /**
+   * When no reporter was added: what `status explain` says about that for the whole session
+   * (undefined: the agent has no reporter to add, nothing to explain).
+   */
+  readonly absence?: string;
+  /**
    * Starts what listens from agentwrap's side (OpenCode's event stream) once the session's
    * control socket path is known; a no-op for reporters that run inside the agent. Never throws.
    */
@@ -343,6 +348,10 @@ export function basicAuthorization(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
+/** What `status explain` says of an OpenCode session without the event stream. */
+export const OPENCODE_ABSENCE =
+  "none: agentwrap starts no OpenCode server (it would hold OpenCode's first screen until its worker loads), so its state comes from the screen; start OpenCode with --port N and agentwrap follows that server's events";
+
 /**
  * OpenCode: nothing is added. A server of agentwrap's (`--port`) would hold OpenCode's first
  * screen until its worker has loaded (OpenCode 1.18 starts the server before it draws: +2.6 s
@@ -353,7 +362,7 @@ export function basicAuthorization(username: string, password: string): string {
  */
 function planOpenCode(input: HookPlanInput): HookPlan {
   const server = usersOpenCodeServer(input.args);
-  if ('reason' in server) return nothing('opencode', input.args, server.reason === '' ? undefined : server.reason);
+  if ('reason' in server) return { ...nothing('opencode', input.args, server.reason === '' ? undefined : server.reason), absence: OPENCODE_ABSENCE };
   const password = input.env['OPENCODE_SERVER_PASSWORD'];
   const username = input.env['OPENCODE_SERVER_USERNAME'] ?? 'opencode';
   const url = `http://${server.host}:${server.port}`;

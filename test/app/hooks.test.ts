@@ -150,6 +150,8 @@ describe('opencode: nothing added; the server the user starts is followed', () =
       expect(result.args).toEqual(args);
       expect(result.env).toEqual({});
       expect(result.note).toBeUndefined();
+      // Said in status explain for the whole session instead.
+      expect(result.absence).toMatch(/starts no OpenCode server.*--port N/);
     }
     expect(filesUnder(tmp)).toEqual([]);
   });
@@ -168,6 +170,7 @@ describe('opencode: nothing added; the server the user starts is followed', () =
       expect(result.installed).toBe(true);
       expect(result.args).toEqual(args);
       expect(result.env).toEqual({});
+      expect(result.absence).toBeUndefined();
       expect(result.events).toEqual(expect.arrayContaining(['permission.asked', 'session.status', 'session.idle', 'server.heartbeat']));
       result.start({ controlPath: join(tmp, 'no-session.sock'), warn: () => undefined });
       for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
