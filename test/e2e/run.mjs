@@ -21,7 +21,7 @@ import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } f
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { HABITATS, startPane, paneFiles, snapshotWithNativeRelay } from './tmux-pane.mjs';
-import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
+import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
@@ -229,11 +229,11 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
   };
 }
 
-/** Bare, wrapped with hooks and wrapped without, interleaved run by run so load drifts evenly. */
+/** Bare, wrapped with hooks and wrapped without, interleaved run by run (firstScreenOrder, compare.mjs). */
 async function firstScreen({ agent, habitat, size, inst, main, dir, runs }) {
   const modes = ['bare', 'hooks-on', 'hooks-off'];
   const all = [];
-  for (let i = 0; i < runs; i++) for (const mode of modes) all.push(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index: i }));
+  for (const { mode, index } of firstScreenOrder(runs)) all.push(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index }));
   const summary = {};
   for (const mode of modes) {
     const xs = all.filter((x) => x.mode === mode);
