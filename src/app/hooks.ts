@@ -10,20 +10,19 @@
  * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
  *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity);
  * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
- * - opencode: `--port` on loopback with a per-run password; agentwrap follows the server's
- *   `/event` stream itself (opencode-events.ts: full-lifecycle, authoritative below screen
- *   blockers). No plugin: any configured plugin makes OpenCode install @opencode-ai/plugin
- *   into the user's config directory before it starts.
+ * - opencode: nothing (a server of ours would delay its first screen, a plugin would install
+ *   @opencode-ai/plugin into the user's config directory first); when the user starts its
+ *   server (`--port N`), agentwrap follows that server's `/event` stream (opencode-events.ts:
+ *   full-lifecycle, authoritative below screen blockers).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLI_MAIN_PATH } from '../adapters/paths.js';
 import type { Following } from './opencode-events.js';
-// The TOML parser, the control client and OpenCode's event stream are loaded by the one plan
-// that needs them (await import below): a plan is made before the agent is spawned, and ~30 ms
-// of module loading for every launch was time its first byte waited for.
+// The control client and OpenCode's event stream are loaded by the one plan that needs them
+// (await import below): a plan is made before the agent is spawned, and module loading for
+// every launch was time its first byte waited for.
 
 /** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
 export const CLAUDE_HOOK_EVENTS: readonly string[] = [
@@ -82,6 +81,11 @@ export interface HookPlan {
   readonly events: readonly string[];
   /** Why nothing was installed, or what was merged; undefined when there is nothing to say. */
   readonly note: string | undefined;
+  /**
+   * When no reporter was added: what `status explain` says about that for the whole session
+   * (undefined: the agent has no reporter to add, nothing to explain).
+   */
+  readonly absence?: string;
   /**
    * Starts what listens from agentwrap's side (OpenCode's event stream) once the session's
    * control socket path is known; a no-op for reporters that run inside the agent. Never throws.
@@ -297,36 +301,45 @@ const OPENCODE_SUBCOMMANDS: readonly string[] = [
 /** TUI options that take a value (so the value is not read as a subcommand or project). */
 const OPENCODE_VALUE_OPTIONS: readonly string[] = ['--log-level', '--port', '--hostname', '--mdns-domain', '--cors', '-m', '--model', '-s', '--session', '--prompt', '--agent', '--replay-limit'];
 
-/** Options that choose OpenCode's server or its minimal interface: agentwrap then adds no server of its own. */
-const OPENCODE_SERVER_OPTIONS: readonly string[] = ['--port', '--hostname', '--mdns', '--no-mdns', '--mdns-domain', '--cors', '--mini'];
+/** OpenCode's minimal interface, which has no server to follow. */
+const OPENCODE_NO_SERVER_OPTIONS: readonly string[] = ['--mini'];
 
-/** Why these arguments get no event stream, or undefined when they start the TUI and it can have one. */
-export function openCodeStreamRefusal(args: readonly string[]): string | undefined {
+/** Where the server the user asked OpenCode for listens, as agentwrap connects to it. */
+export interface OpenCodeServer {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Hostnames that mean "this machine" for a connection (a wildcard bind is reached on loopback). */
+const LOOPBACK_FOR: readonly string[] = ['127.0.0.1', 'localhost', '0.0.0.0', '::', '[::]', '::1', '[::1]'];
+
+/**
+ * The server the user's own arguments start (`--port N`, N > 0, on loopback or a wildcard), or
+ * a reason there is none to follow: a subcommand or `--mini` ('' : nothing to say), no `--port`
+ * (undefined reason: the default, said in docs/reporter.md), a random port (`--port 0`) or a
+ * host elsewhere (said at exit).
+ */
+export function usersOpenCodeServer(args: readonly string[]): OpenCodeServer | { readonly reason: string | undefined } {
+  let port: number | undefined;
+  let host = '127.0.0.1';
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
-    const option = arg.split('=')[0] ?? arg;
-    if (OPENCODE_SERVER_OPTIONS.includes(option)) return `opencode: ${option} is yours, so agentwrap adds no event stream (its state comes from the screen only)`;
+    const [option = arg, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (OPENCODE_NO_SERVER_OPTIONS.includes(option)) return { reason: '' };
     if (arg.startsWith('-')) {
-      if (OPENCODE_VALUE_OPTIONS.includes(arg)) i++;
+      const value = inline ?? (OPENCODE_VALUE_OPTIONS.includes(option) ? args[++i] : undefined);
+      if (option === '--port') port = Number(value);
+      if (option === '--hostname' && value !== undefined) host = value;
       continue;
     }
     // The first positional: a subcommand (no TUI, nothing to report) or the project folder.
-    return OPENCODE_SUBCOMMANDS.includes(arg) ? '' : undefined;
+    if (OPENCODE_SUBCOMMANDS.includes(arg)) return { reason: '' };
+    break;
   }
-  return undefined;
-}
-
-/**
- * Whether OpenCode's runtime (Bun) would send a request to http://127.0.0.1 through a proxy:
- * it honours HTTP_PROXY for loopback too, and skips it only for a NO_PROXY entry naming
- * 127.0.0.1 literally (or `*`; no CIDR, no wildcards). Bare OpenCode talks to its worker
- * in-process and never meets this; with `--port` its TUI would fetch through the proxy.
- */
-export function loopbackProxied(env: NodeJS.ProcessEnv): boolean {
-  const proxy = env['HTTP_PROXY'] ?? env['http_proxy'] ?? env['ALL_PROXY'] ?? env['all_proxy'];
-  if (proxy === undefined || proxy === '') return false;
-  const noProxy = (env['NO_PROXY'] ?? env['no_proxy'] ?? '').split(',').map((entry) => entry.trim());
-  return !noProxy.includes('127.0.0.1') && !noProxy.includes('*');
+  if (port === undefined) return { reason: undefined };
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return { reason: 'opencode: its server has no fixed --port, so agentwrap follows no event stream (its state comes from the screen only)' };
+  if (!LOOPBACK_FOR.includes(host)) return { reason: `opencode: its server listens on ${host}, not on this machine's loopback, so agentwrap follows no event stream (its state comes from the screen only)` };
+  return { host: '127.0.0.1', port };
 }
 
 /** One report's round trip to the session's socket, at most (as for `agentwrap report`). */
@@ -337,39 +350,41 @@ export function basicAuthorization(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
+/** What `status explain` says of an OpenCode session without the event stream. */
+export const OPENCODE_ABSENCE =
+  "none: agentwrap starts no OpenCode server (it would hold OpenCode's first screen until its worker loads), so its state comes from the screen; start OpenCode with --port N and agentwrap follows that server's events";
+
 /**
- * OpenCode: its own server on a loopback port agentwrap picks, guarded by a password made for
- * this run (or the user's OPENCODE_SERVER_PASSWORD), and agentwrap following its `/event`
- * stream. Nothing is written anywhere; OpenCode's configuration is not touched.
+ * OpenCode: nothing is added. A server of agentwrap's (`--port`) would hold OpenCode's first
+ * screen until its worker has loaded (OpenCode 1.18 starts the server before it draws: +2.6 s
+ * in a quiet tmux pane, +5 to +15 s on a loaded machine, measured in docs/reporter.md), and a
+ * plugin holds it for a network install. When the user starts OpenCode's server themselves
+ * (`--port N`), agentwrap follows that server's `/event` stream, with their
+ * OPENCODE_SERVER_PASSWORD if they set one.
  */
 async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
-  const refusal = openCodeStreamRefusal(input.args);
-  if (refusal !== undefined) return nothing('opencode', input.args, refusal === '' ? undefined : refusal);
-  if (loopbackProxied(input.env)) {
-    return nothing('opencode', input.args, 'opencode: HTTP_PROXY is set and NO_PROXY does not name 127.0.0.1, so agentwrap adds no event stream (its state comes from the screen only)');
-  }
-  const [{ followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS, pickLoopbackPort }, { requestControl }] = await Promise.all([
+  const server = usersOpenCodeServer(input.args);
+  if ('reason' in server) return { ...nothing('opencode', input.args, server.reason === '' ? undefined : server.reason), absence: OPENCODE_ABSENCE };
+  const [{ followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS }, { requestControl }] = await Promise.all([
     import('./opencode-events.js'),
     import('./control-client.js'),
   ]);
-  const port = await pickLoopbackPort();
-  const userPassword = input.env['OPENCODE_SERVER_PASSWORD'];
-  const password = userPassword !== undefined && userPassword !== '' ? userPassword : randomBytes(24).toString('base64url');
+  const password = input.env['OPENCODE_SERVER_PASSWORD'];
   const username = input.env['OPENCODE_SERVER_USERNAME'] ?? 'opencode';
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${server.host}:${server.port}`;
   let following: Following | undefined;
   return {
     agent: 'opencode',
     installed: true,
-    args: ['--port', String(port), '--hostname', '127.0.0.1', ...input.args],
-    env: password === userPassword ? {} : { OPENCODE_SERVER_PASSWORD: password },
+    args: input.args,
+    env: {},
     events: [...OPENCODE_LIFECYCLE_EVENTS, ...OPENCODE_STREAM_EVENTS],
     note: undefined,
     start: ({ controlPath, warn }) => {
       if (controlPath === undefined || following !== undefined) return;
       following = followOpenCodeEvents({
         url,
-        authorization: basicAuthorization(username, password),
+        ...(password === undefined || password === '' ? {} : { authorization: basicAuthorization(username, password) }),
         deliver: (params) => requestControl(controlPath, { method: 'report', params }, OPENCODE_REPORT_TIMEOUT_MS),
         warn,
       });

@@ -77,6 +77,8 @@ export interface LiveSessionOptions {
    * agent's environment can name it: AGENTWRAP_CONTROL). Otherwise prepared here.
    */
   readonly controlPath?: string | undefined;
+  /** What `status explain` says when the agent runs without its reporter (hooks.ts HookPlan.absence). */
+  readonly reporterAbsence?: string;
   /** Every change of the published state, after it was published. */
   readonly onStateChange?: (event: StateChangeEvent, entry: TickLogEntry) => void;
 }
@@ -192,6 +194,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     publisher,
     agentVersion,
     versionNote,
+    reporterAbsence: options.reporterAbsence,
     nowMs: () => clock.nowMs(),
     onReport: (params) => {
       // Recorded so replay feeds the same report back (core/recorded-evidence).

@@ -1,19 +1,17 @@
 /**
- * OpenCode's reporter, from agentwrap's side: OpenCode's TUI runs its own HTTP server when it
- * is given `--port`, and that server streams every bus event as server-sent events on
+ * OpenCode's reporter, from agentwrap's side: OpenCode's TUI runs its own HTTP server when the
+ * user gives it `--port`, and that server streams every bus event as server-sent events on
  * `GET /event`. agentwrap follows that stream and hands the lifecycle events to its session as
  * reports (the same `report` requests `agentwrap report` sends), so nothing is loaded into
- * OpenCode. A plugin would be: OpenCode 1.18 holds its start-up until every config directory
- * has `@opencode-ai/plugin` installed whenever any plugin is configured, which is a network
- * install into the user's ~/.config/opencode (80 s without a network). See docs/reporter.md.
+ * OpenCode. agentwrap never starts that server itself (it holds OpenCode's first screen until
+ * its worker loads) nor adds a plugin (OpenCode 1.18 then installs @opencode-ai/plugin into
+ * the user's ~/.config/opencode before it starts: 80 s without a network). See docs/reporter.md.
  *
  * Everything here is best effort: the stream not (yet) up, a refused login, a dropped
  * connection, a session that does not answer — the agent never notices, and what went wrong is
  * said once through `warn`.
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
 
 /** The OpenCode bus events handed to gating (core/gating.ts knows what each means). */
 export const OPENCODE_LIFECYCLE_EVENTS: readonly string[] = [
@@ -52,6 +50,15 @@ const SLOW_RETRY_MS = 2_000;
  * opened after its first screen carries everything.
  */
 export const SILENT_STREAM_MS = 12_000;
+
+/**
+ * A working stream carries `server.connected` the moment it is answered, so one that has not
+ * carried its first byte this long after the request is the boot-time dead kind and is replaced
+ * sooner than SILENT_STREAM_MS: otherwise a prompt typed in the first seconds after OpenCode's
+ * first screen lost its events. Doubled after each such replacement (up to SILENT_STREAM_MS),
+ * so a machine too loaded to answer within it still gets a stream.
+ */
+export const FIRST_BYTE_MS = 1_000;
 
 /**
  * OpenCode ends every `/event` subscriber of a project instance it disposes (a reload, a config
@@ -111,46 +118,11 @@ export function reportFor(data: string, seq: number, sentAtMs: number): Readonly
   return { event: type, agent: 'opencode', source: OPENCODE_EVENTS_SOURCE, seq, sentAtMs, payload: { type, properties } };
 }
 
-/** The ephemeral port range, where the kernel picks ports for outgoing connections. */
-function ephemeralRange(): readonly [number, number] {
-  try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (low !== undefined && high !== undefined && Number.isInteger(low) && Number.isInteger(high)) return [low, high];
-  } catch {
-    // Not Linux, or no /proc: assume Linux's default range.
-  }
-  return [32768, 60999];
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolvePromise) => {
-    const server = createServer();
-    server.once('error', () => resolvePromise(false));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolvePromise(true)));
-  });
-}
-
-/**
- * A free loopback port for OpenCode's server, below the ephemeral range: no outgoing
- * connection can take it between this check and OpenCode's bind seconds later, only a program
- * that binds this very port. OpenCode does not fall back when its `--port` is taken.
- */
-export async function pickLoopbackPort(random: () => number = Math.random): Promise<number> {
-  const [low] = ephemeralRange();
-  const top = Math.min(low, 65536);
-  const bottom = Math.min(20000, top - 1000);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = bottom + Math.floor(random() * (top - bottom));
-    if (await canListen(port)) return port;
-  }
-  throw new Error('no free loopback port for its event stream');
-}
-
 export interface FollowOptions {
   /** OpenCode's server, e.g. http://127.0.0.1:23456. */
   readonly url: string;
-  /** The `Authorization` header OpenCode's server expects (Basic …). */
-  readonly authorization: string;
+  /** The `Authorization` header OpenCode's server expects (Basic …); none for a server without a password. */
+  readonly authorization?: string;
   /** Hands one report to the session; awaited, so reports arrive in order. */
   readonly deliver: (params: Readonly<Record<string, unknown>>) => Promise<unknown>;
   readonly warn: (message: string) => void;
@@ -158,6 +130,8 @@ export interface FollowOptions {
   readonly nowMs?: () => number;
   /** How long a connected stream may stay silent before it is replaced (SILENT_STREAM_MS). */
   readonly silentStreamMs?: number;
+  /** How long a new stream may wait for its first byte before it is replaced (FIRST_BYTE_MS). */
+  readonly firstByteMs?: number;
 }
 
 export interface Following {
@@ -172,6 +146,7 @@ export interface Following {
 export function followOpenCodeEvents(options: FollowOptions): Following {
   const now = options.nowMs ?? Date.now;
   const silentStreamMs = options.silentStreamMs ?? SILENT_STREAM_MS;
+  let firstByteMs = Math.min(options.firstByteMs ?? FIRST_BYTE_MS, silentStreamMs);
   const startedAtMs = now();
   let stopped = false;
   let everConnected = false;
@@ -192,7 +167,7 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
     timer.unref();
   };
 
-  const onResponse = (response: IncomingMessage, again: () => void, watch: () => void): void => {
+  const onResponse = (response: IncomingMessage, again: () => void, carried: () => void): void => {
     if (response.statusCode !== 200) {
       response.resume();
       if (response.statusCode === 401 || response.statusCode === 403) {
@@ -208,7 +183,7 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
     response.setEncoding('utf8');
     let pending = '';
     response.on('data', (chunk: string) => {
-      watch();
+      carried();
       const parsed = parseSse(pending + chunk);
       pending = parsed.rest;
       if (pending.length > MAX_EVENT_BYTES) response.destroy();
@@ -229,6 +204,7 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
     // Refused while OpenCode boots, closed when it exits, silent too long: try again, once per
     // connection (stop() ends the loop).
     let retried = false;
+    let hasCarried = false;
     let silence: NodeJS.Timeout | undefined;
     const again = (): void => {
       if (silence !== undefined) clearTimeout(silence);
@@ -236,19 +212,24 @@ export function followOpenCodeEvents(options: FollowOptions): Following {
       retried = true;
       retry();
     };
-    const req = httpRequest(`${options.url}/event`, { headers: { Authorization: options.authorization, Accept: 'text/event-stream' } }, (response) =>
-      onResponse(response, again, watch),
+    const req = httpRequest(`${options.url}/event`, { headers: { ...(options.authorization === undefined ? {} : { Authorization: options.authorization }), Accept: 'text/event-stream' } }, (response) =>
+      onResponse(response, again, carried),
     );
-    // From the request on: no answer, or an answer that stops carrying bytes, is a dead stream.
-    function watch(): void {
+    // From the request on: no first byte soon, or a stream that stops carrying bytes, is dead.
+    function watch(ms: number): void {
       if (silence !== undefined) clearTimeout(silence);
       silence = setTimeout(() => {
+        if (!hasCarried) firstByteMs = Math.min(firstByteMs * 2, silentStreamMs);
         req.destroy();
         again();
-      }, silentStreamMs);
+      }, ms);
       silence.unref();
     }
-    watch();
+    function carried(): void {
+      hasCarried = true;
+      watch(silentStreamMs);
+    }
+    watch(firstByteMs);
     current = req;
     req.on('error', again);
     req.end();

@@ -22,6 +22,8 @@ export interface ExplainPayload {
   readonly pack: { agent: string; source: 'bundled' | 'user'; path: string; validated_versions: string; unverified: boolean } | null;
   readonly agent_version: { version: string; source: string } | null;
   readonly version_note: string | null;
+  /** Why the session has no reporter (absent from sessions of an agentwrap before it had one). */
+  readonly reporter_note?: string | null;
   readonly pack_notes: readonly string[];
   readonly state: SessionState;
   readonly screen: { rows: number; title: string | null; progress: string | null };
@@ -92,6 +94,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         reason: payload.state.reason ?? null,
         state_since_s: (payload.now_ms - payload.state.stateSinceMs) / 1000,
         version_note: payload.version_note,
+        reporter_note: payload.reporter_note ?? null,
         pack_notes: payload.pack_notes,
         current_tick: current === undefined ? null : tickEntryToJson(current, payload.clock_start_ms),
         ticks: recent.map((e) => tickEntryToJson(e, payload.clock_start_ms)),
@@ -108,6 +111,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   ];
   if (payload.version_note !== null) lines.push(`warning: ${payload.version_note}`);
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
+  if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
   lines.push('');
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`));

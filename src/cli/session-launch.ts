@@ -93,6 +93,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
             onStateCommand: request.flags.onState,
             isPublishing: refused === undefined,
             controlPath,
+            ...(hooks?.absence === undefined ? {} : { reporterAbsence: hooks.absence }),
             // Anything said while the agent owns the screen would scribble over it: kept for the end
             // (and visible meanwhile through `agentwrap status explain`).
             warn: (message) => {

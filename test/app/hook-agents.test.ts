@@ -21,8 +21,11 @@ afterEach(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+/** OpenCode gets a reporter only when the user starts its server: follow that one. */
+const ARGS: Readonly<Record<string, readonly string[]>> = { opencode: ['--port', '4096'] };
+
 async function installs(agent: string): Promise<boolean> {
-  const plan = await planHooks({ agent, args: [], env: { HOME: join(tmp, 'home'), CODEX_HOME: join(tmp, 'codex-home') }, reportCommand: ['/usr/bin/true'], tmpRoot: tmp });
+  const plan = await planHooks({ agent, args: ARGS[agent] ?? [], env: { HOME: join(tmp, 'home'), CODEX_HOME: join(tmp, 'codex-home') }, reportCommand: ['/usr/bin/true'], tmpRoot: tmp });
   plan.dispose();
   return plan.installed;
 }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,67 +134,64 @@ describe('codex: a notify override for this run only', () => {
   });
 });
 
-describe('opencode: its own event stream, nothing loaded into it', () => {
+describe('opencode: nothing added; the server the user starts is followed', () => {
   /** Every file under a directory (relative paths). */
   function filesUnder(dir: string): string[] {
     return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
   }
 
-  it('hands OpenCode nothing that can make it install @opencode-ai/plugin, and writes no file', async () => {
-    // OpenCode 1.18 waits for `@opencode-ai/plugin` to be installed into every config directory
-    // (npm, into ~/.config/opencode: 80 s offline) whenever any plugin is configured. What could
-    // configure one, or add or move a config directory, must not be in what agentwrap passes.
+  it('hands OpenCode nothing at all by default, and writes no file', async () => {
+    // A server of agentwrap's (--port) holds OpenCode's first screen until its worker loads; a
+    // plugin makes it install @opencode-ai/plugin into ~/.config/opencode first (docs/reporter.md).
     const home = join(tmp, 'home');
-    const result = await plan('opencode', [], { HOME: home, OPENCODE_CONFIG_CONTENT: JSON.stringify({ theme: 'x', plugin: ['their-plugin'] }) });
-
-    expect(result.installed).toBe(true);
-    const configKeys = ['OPENCODE_CONFIG_CONTENT', 'OPENCODE_CONFIG', 'OPENCODE_CONFIG_DIR', 'OPENCODE_TUI_CONFIG', 'XDG_CONFIG_HOME', 'HOME'];
-    expect(Object.keys(result.env).filter((key) => configKeys.includes(key))).toEqual([]);
-    expect(Object.keys(result.env)).toEqual(['OPENCODE_SERVER_PASSWORD']);
-    const handed = JSON.stringify({ args: result.args, env: result.env });
-    expect(handed).not.toMatch(/plugin|file:\/\/|\.opencode/);
-    expect(handed).not.toContain(home);
-    expect(result.args.filter((arg) => arg.startsWith('--') && !['--port', '--hostname'].includes(arg))).toEqual([]);
+    for (const args of [[], ['--model', 'mock/m', 'my-project'], ['--agent', 'run']]) {
+      const result = await plan('opencode', args, { HOME: home, OPENCODE_CONFIG_CONTENT: JSON.stringify({ plugin: ['their-plugin'] }) });
+      expect(result.installed, args.join(' ')).toBe(false);
+      expect(result.args).toEqual(args);
+      expect(result.env).toEqual({});
+      expect(result.note).toBeUndefined();
+      // Said in status explain for the whole session instead.
+      expect(result.absence).toMatch(/starts no OpenCode server.*--port N/);
+    }
     expect(filesUnder(tmp)).toEqual([]);
   });
 
-  it("starts the TUI's server on a free loopback port, behind a password made for this run", async () => {
-    const first = await plan('opencode', ['--model', 'mock/m', 'my-project']);
-    const second = await plan('opencode', []);
-
-    expect(first.args.slice(0, 4)).toEqual(['--port', expect.stringMatching(/^\d+$/), '--hostname', '127.0.0.1']);
-    expect(first.args.slice(4)).toEqual(['--model', 'mock/m', 'my-project']);
-    const port = Number(first.args[1]);
-    expect(port).toBeGreaterThanOrEqual(1024);
-    expect(port).toBeLessThan(65536);
-    const password = first.env['OPENCODE_SERVER_PASSWORD'] ?? '';
-    expect(password.length).toBeGreaterThanOrEqual(24);
-    expect(second.env['OPENCODE_SERVER_PASSWORD']).not.toBe(password);
-    expect(first.events).toEqual(expect.arrayContaining(['permission.asked', 'session.status', 'session.idle', 'server.heartbeat']));
+  it("follows the server the user asked for, with their password, and adds nothing to OpenCode", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.authorization}`);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"type":"server.connected","properties":{}}\n\n');
+    });
+    const port = await new Promise<number>((resolvePromise) => server.listen(0, '127.0.0.1', () => resolvePromise((server.address() as AddressInfo).port)));
+    const args = ['--hostname', '0.0.0.0', `--port=${port}`, 'my-project'];
+    const result = await plan('opencode', args, { OPENCODE_SERVER_PASSWORD: 'theirs' });
+    try {
+      expect(result.installed).toBe(true);
+      expect(result.args).toEqual(args);
+      expect(result.env).toEqual({});
+      expect(result.absence).toBeUndefined();
+      expect(result.events).toEqual(expect.arrayContaining(['permission.asked', 'session.status', 'session.idle', 'server.heartbeat']));
+      result.start({ controlPath: join(tmp, 'no-session.sock'), warn: () => undefined });
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
+      expect(seen[0]).toBe(`/event Basic ${Buffer.from('opencode:theirs').toString('base64')}`);
+    } finally {
+      result.dispose();
+      server.closeAllConnections();
+      await new Promise((resolvePromise) => server.close(resolvePromise));
+    }
   });
 
-  it("keeps a password of the user's (and says nothing to OpenCode it did not already have)", async () => {
-    const result = await plan('opencode', [], { OPENCODE_SERVER_PASSWORD: 'theirs' });
-
-    expect(result.installed).toBe(true);
-    expect(result.env).toEqual({});
-  });
-
-  it('adds nothing to subcommands, nor when the user chose the server or the minimal interface', async () => {
-    for (const args of [['run', 'hi'], ['serve'], ['--log-level', 'DEBUG', 'models'], ['--port', '4096'], ['--hostname=0.0.0.0'], ['--mini']]) {
+  it('follows nothing for subcommands, --mini, a random port or a server elsewhere', async () => {
+    for (const args of [['run', 'hi'], ['serve', '--port', '4096'], ['--log-level', 'DEBUG', 'models'], ['--mini', '--port', '4096'], ['--port', '0'], ['--port', '4096', '--hostname', '10.1.2.3']]) {
       const result = await plan('opencode', args);
       expect(result.installed, args.join(' ')).toBe(false);
       expect(result.args).toEqual(args);
       expect(result.env).toEqual({});
     }
-    expect((await plan('opencode', ['--port', '4096'])).note).toMatch(/--port is yours/);
-    // Bun would send the TUI's own requests to 127.0.0.1 through the proxy.
-    const proxied = await plan('opencode', [], { HTTP_PROXY: 'http://proxy:3128', NO_PROXY: 'localhost,127.0.0.0/8' });
-    expect(proxied.installed).toBe(false);
-    expect(proxied.note).toMatch(/HTTP_PROXY/);
-    expect((await plan('opencode', [], { http_proxy: 'http://proxy:3128', no_proxy: 'localhost, 127.0.0.1' })).installed).toBe(true);
-    // A value that happens to be a subcommand's name is still a value.
-    expect((await plan('opencode', ['--agent', 'run'])).installed).toBe(true);
+    expect((await plan('opencode', ['--port', '0'])).note).toMatch(/no fixed --port/);
+    expect((await plan('opencode', ['--port', '4096', '--hostname', '10.1.2.3'])).note).toMatch(/listens on 10\.1\.2\.3/);
+    expect((await plan('opencode', ['run', '--port', '4096'])).note).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endsStream, followOpenCodeEvents, parseSse, pickLoopbackPort, reportFor, type Following } from '../../src/app/opencode-events.js';
+import { endsStream, followOpenCodeEvents, parseSse, reportFor, type Following } from '../../src/app/opencode-events.js';
 
 const AUTH = `Basic ${Buffer.from('opencode:secret').toString('base64')}`;
 
@@ -33,20 +33,6 @@ describe('reportFor', () => {
     expect(reportFor(JSON.stringify({ type: 'message.part.updated', properties: { part: { text: 'hello' } } }), 1, 0)).toBeUndefined();
     expect(reportFor('not json', 1, 0)).toBeUndefined();
     expect(reportFor('[1,2]', 1, 0)).toBeUndefined();
-  });
-});
-
-describe('pickLoopbackPort', () => {
-  it('gives a port below the ephemeral range that can be listened on', async () => {
-    const port = await pickLoopbackPort();
-    expect(port).toBeGreaterThanOrEqual(1024);
-    expect(port).toBeLessThan(32768);
-    const server = createServer();
-    await new Promise<void>((resolvePromise, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolvePromise());
-    });
-    await new Promise((resolvePromise) => server.close(resolvePromise));
   });
 });
 
@@ -119,7 +105,10 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
   });
 
   it('keeps trying while OpenCode boots, and connects once its server is up', async () => {
-    const port = await pickLoopbackPort();
+    // A port nothing listens on yet: taken from the kernel, then given back.
+    const probe = createServer();
+    const port = await listen(probe);
+    await new Promise((resolvePromise) => probe.close(resolvePromise));
     const delivered: string[] = [];
     const connected = new Promise<void>((resolvePromise) => {
       follows.push(
@@ -172,6 +161,44 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
           url: `http://127.0.0.1:${port}`,
           authorization: AUTH,
           silentStreamMs: 300,
+          deliver: async (params) => {
+            delivered.push(String(params['event']));
+            if (params['event'] === 'session.status') resolvePromise();
+          },
+          warn: () => undefined,
+        }),
+      );
+    });
+    await busy;
+    expect(requests).toBe(3);
+    expect(delivered).toEqual(['server.connected', 'session.status']);
+  });
+
+  // A prompt typed right after OpenCode's first screen must not wait out SILENT_STREAM_MS behind
+  // a boot-time stream that was answered and never carried a byte.
+  it('replaces a stream that never carried its first byte long before a quiet one', async () => {
+    let requests = 0;
+    const port = await listen(
+      createServer((_req, res) => {
+        requests += 1;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (requests <= 2) {
+          res.flushHeaders(); // answered 200, then nothing, as while OpenCode boots
+          return;
+        }
+        sse(res, { type: 'server.connected', properties: {} });
+        sse(res, { type: 'session.status', properties: { sessionID: 's', status: { type: 'busy' } } });
+      }),
+    );
+    const delivered: string[] = [];
+    const busy = new Promise<void>((resolvePromise) => {
+      follows.push(
+        followOpenCodeEvents({
+          url: `http://127.0.0.1:${port}`,
+          authorization: AUTH,
+          // Far beyond the test's timeout: only the first-byte deadline can bring the third stream.
+          silentStreamMs: 60_000,
+          firstByteMs: 200,
           deliver: async (params) => {
             delivered.push(String(params['event']));
             if (params['event'] === 'session.status') resolvePromise();

@@ -8,6 +8,8 @@
 //            stays up after its ready prompt, so background installs get their chance)
 //            --turn (one extra hooks-on run: prompt → tool approval → done, then `status explain`)
 //            --json FILE (write every measurement)
+//            --colorterm truecolor (the pane gets COLORTERM, as in a tmux server started from a
+//            truecolor terminal; default: none, as in one started over ssh)
 //
 // Wrap a measured batch in `flock /tmp/agentwrap-heavy.lock …` (the machine is shared). The
 // pinned OpenCode comes from test/capture/install.mjs; the model is the capture lab's mock on
@@ -35,7 +37,7 @@ const READY_TIMEOUT_MS = 120_000;
 const POLL_MS = 50;
 
 function parseArgs(argv) {
-  const opts = { net: 'none', runs: 3, variants: ['bare', 'no-hooks', 'hooks'], holdMs: 15_000, turn: false, json: undefined, inside: false };
+  const opts = { net: 'none', runs: 3, variants: ['bare', 'no-hooks', 'hooks'], holdMs: 15_000, turn: false, json: undefined, inside: false, colorterm: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -46,6 +48,7 @@ function parseArgs(argv) {
     else if (a === '--turn') opts.turn = true;
     else if (a === '--json') opts.json = resolve(next());
     else if (a === '--inside') opts.inside = true;
+    else if (a === '--colorterm') opts.colorterm = next();
     else throw new Error(`unknown option ${a} (see the header of ${fileURLToPath(import.meta.url)})`);
   }
   if (!['none', 'host'].includes(opts.net)) throw new Error('--net is none or host');
@@ -114,7 +117,8 @@ async function oneRun({ variant, index, opts, tmux, install, mock, root, turn })
   mkdirSync(stateDir, { mode: 0o700 });
   const bin = dirname(install.bin);
   const env = { ...seeded.env, PATH: `${bin}:${seeded.env.PATH}`, TERM: 'tmux-256color', AGENT_STATUS_DIR: stateDir };
-  delete env.COLORTERM; // as in a tmux server started without it
+  delete env.COLORTERM; // as in a tmux server started without it, unless asked for
+  if (opts.colorterm !== undefined) env.COLORTERM = opts.colorterm;
   const target = `${variant}-${index}${turn ? 't' : ''}`;
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   const t0 = Date.now();

@@ -7,3 +7,4 @@ export function eventsToTransitions(events: readonly PublishedEvent[], castStart
 export function compareLiveReplay(live: readonly Transition[], replay: readonly Transition[], untilS: number): Comparison;
 export function crashSigns(stderr: string, exitCode: number | null): string[];
 export function median(values: readonly (number | null)[]): number | null;
+export function firstScreenOrder(runs: number): { mode: 'bare' | 'hooks-on' | 'hooks-off'; index: number }[];

@@ -1,6 +1,6 @@
 /** Offline tests of the e2e run's pure parts (the run itself is `npm run e2e`, never `npm test`). */
 import { describe, expect, it } from 'vitest';
-import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
+import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
 import { judgeCell, renderE2eMarkdown, renderKills } from './report.mjs';
 
 const START = 1_796_000_000_000;
@@ -13,6 +13,16 @@ describe('eventsToTransitions', () => {
       { t: 0.9, state: 'idle', stuck: false, winner: 'pack', rule_id: null },
       { t: 3.2, state: 'working', stuck: false, winner: 'pack', rule_id: null },
     ]);
+  });
+});
+
+describe('firstScreenOrder', () => {
+  it('runs every mode once a round and puts each mode in every place of the round once', () => {
+    const order = firstScreenOrder(3);
+    expect(order).toHaveLength(9);
+    const rounds = [0, 1, 2].map((i) => order.filter((o) => o.index === i).map((o) => o.mode));
+    for (const round of rounds) expect([...round].sort()).toEqual(['bare', 'hooks-off', 'hooks-on']);
+    for (let place = 0; place < 3; place++) expect(new Set(rounds.map((round) => round[place])).size).toBe(3);
   });
 });
 

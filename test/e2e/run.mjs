@@ -22,7 +22,7 @@ import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } f
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
-import { compareLiveReplay, crashSigns, eventsToTransitions, median } from './compare.mjs';
+import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
@@ -231,20 +231,18 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
 }
 
 /**
- * Bare, wrapped with hooks and wrapped without, interleaved run by run, the order reversed every
- * other round (bare first, then bare last) so neither side always follows the other on a machine
- * whose load drifts. Per wrapped mode: the medians (their difference is judged), and the median of
- * the rounds' own differences (wrapped − bare in the same round). The 1-minute load average is
- * kept per run.
+ * Bare, wrapped with hooks and wrapped without, interleaved run by run, the order rotated each
+ * round (firstScreenOrder, compare.mjs) so no mode always follows another on a machine whose load
+ * drifts. Per wrapped mode: the medians (their difference is judged), and the median of the
+ * rounds' own differences (wrapped − bare in the same round). The 1-minute load average is kept
+ * per run.
  */
 async function firstScreen({ agent, habitat, size, inst, main, dir, runs }) {
   const modes = ['bare', 'hooks-on', 'hooks-off'];
   const all = [];
-  for (let i = 0; i < runs; i++) {
-    for (const mode of i % 2 === 0 ? modes : [...modes].reverse()) {
-      const load1 = loadavg()[0];
-      all.push({ ...(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index: i })), round: i, load1: Number(load1.toFixed(2)) });
-    }
+  for (const { mode, index } of firstScreenOrder(runs)) {
+    const load1 = loadavg()[0];
+    all.push({ ...(await firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, index })), round: index, load1: Number(load1.toFixed(2)) });
   }
   const paintOf = (mode, round) => all.find((x) => x.mode === mode && x.round === round)?.paintMs ?? FIRST_SCREEN_CAP_MS;
   const summary = {};

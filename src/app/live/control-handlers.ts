@@ -22,6 +22,8 @@ export interface ControlHandlerParts {
   readonly publisher: Publisher;
   readonly agentVersion: { readonly version: string; readonly source: string } | undefined;
   readonly versionNote: string | undefined;
+  /** The session runs without its agent's reporter: why (status explain's `reporter:` line). */
+  readonly reporterAbsence?: string | undefined;
   readonly nowMs: () => number;
   /** A report arrived: evaluate at once (a reported blocker must not wait for the 1 Hz floor). */
   readonly onReport: (params: Readonly<Record<string, unknown>>) => void;
@@ -78,6 +80,7 @@ export function explainPayload(parts: ControlHandlerParts): unknown {
           },
     agent_version: parts.agentVersion === undefined ? null : { version: parts.agentVersion.version, source: parts.agentVersion.source },
     version_note: parts.versionNote ?? null,
+    reporter_note: parts.reporterAbsence ?? null,
     pack_notes: parts.registry.notes(),
     state: detector.state.session,
     // Every rule against the screen as it is now (the tick log holds only the matches).
