@@ -98,21 +98,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const startedWallMs = clock.wallMs();
   const commandName = basename(options.command);
 
-  // Evidence sources: the pack (hot-reloading registry), /proc, the agent's own reports.
-  // Only the packs that name this agent (or command) are read: the session uses one of them.
-  const registry = loadDefaultRegistry(options.env, options.packAgent ?? commandName);
-  const packSource = livePackSource(registry, options.packAgent === undefined ? { command: commandName } : { agent: options.packAgent }, (note) =>
-    warn(`packs: ${note}`),
-  );
-  const firstPack = packSource(clock.nowMs());
-  const sourceCli = firstPack?.agent ?? options.packAgent ?? commandName;
-  const key = recordKey(sourceCli, options.sessionId);
-  // The installed version, found without running the agent. Only when the command is the one
-  // the pack is for: `--pack demo` on `node agent.js` must not report node's version as the demo's.
-  const isPackCommand = firstPack === undefined || firstPack.compiled.pack.commands.includes(commandName);
-  const agentVersion = isPackCommand ? detectAgentVersion(options.command, options.env) : undefined;
-  const versionNote = describeVersion(firstPack, agentVersion?.version);
+  const { registry, packSource, firstPack, sourceCli, agentVersion, versionNote } = openPacks(options, commandName, clock.nowMs());
   if (versionNote !== undefined) warn(versionNote);
+  const key = recordKey(sourceCli, options.sessionId);
   const size = launched.size();
   const screen = createScreen({ cols: size.cols, rows: size.rows, clock });
   // Agent hooks/plugins (`agentwrap report`) → gating; trust follows this session's agent.
@@ -212,6 +200,24 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
 
   const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording });
   return { key, detector, closed };
+}
+
+/**
+ * The pack side of the evidence: a hot-reloading registry of the packs that name this agent (or
+ * command) — the session uses one of them — and the installed version, checked against the pack.
+ */
+function openPacks(options: LiveSessionOptions, commandName: string, nowMs: number) {
+  const registry = loadDefaultRegistry(options.env, options.packAgent ?? commandName);
+  const packSource = livePackSource(registry, options.packAgent === undefined ? { command: commandName } : { agent: options.packAgent }, (note) =>
+    options.warn(`packs: ${note}`),
+  );
+  const firstPack = packSource(nowMs);
+  const sourceCli = firstPack?.agent ?? options.packAgent ?? commandName;
+  // The installed version, found without running the agent. Only when the command is the one
+  // the pack is for: `--pack demo` on `node agent.js` must not report node's version as the demo's.
+  const isPackCommand = firstPack === undefined || firstPack.compiled.pack.commands.includes(commandName);
+  const agentVersion = isPackCommand ? detectAgentVersion(options.command, options.env) : undefined;
+  return { registry, packSource, firstPack, sourceCli, agentVersion, versionNote: describeVersion(firstPack, agentVersion?.version) };
 }
 
 function describeVersion(pack: LoadedPack | undefined, version: string | undefined): string | undefined {
