@@ -20,7 +20,7 @@ const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** Rebuilds dist/ when a source this test exercises is newer than its output. */
 function ensureBuilt(): void {
-  const sources = ['cli/main', 'cli/render-status', 'cli/commands/status', 'cli/commands/status-list', 'cli/commands/ack', 'cli/commands/events', 'app/session-store', 'app/session-reading', 'app/control-socket', 'core/session-record', 'adapters/state-dir'];
+  const sources = ['cli/main', 'cli/dispatch', 'cli/render-status', 'cli/commands/status', 'cli/commands/status-list', 'cli/commands/ack', 'cli/commands/events', 'app/session-store', 'app/session-reading', 'app/control-socket', 'core/session-record', 'adapters/state-dir'];
   const stale = sources.some((m) => {
     const out = join(ROOT, 'dist', 'src', `${m}.js`);
     return !existsSync(out) || statSync(out).mtimeMs < statSync(join(ROOT, 'src', `${m}.ts`)).mtimeMs;
