@@ -5,7 +5,7 @@
  * where not installed. The live values come from the built CLI (`agentwrap __complete`), with
  * an agent CLI on PATH that has a pack and session records in a temporary state directory.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE, TOP_OPTIONS, type CommandSpec } from '../../src/cli/command-table.js';
 import { createSessionRecord } from '../../src/core/session-record.js';
 import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -199,8 +200,8 @@ describe('the command table', () => {
   const names = (commands: readonly CommandSpec[]): string[] => commands.flatMap((c) => [c.name, ...names(c.subcommands ?? [])]);
   const options = (commands: readonly CommandSpec[]): string[] => commands.flatMap((c) => [...c.options.map((o) => o.name), ...options(c.subcommands ?? [])]);
 
-  it('holds every command and option agentwrap --help names', () => {
-    const help = execFileSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', env });
+  it('holds every command and option agentwrap --help names', async () => {
+    const help = (await runCliInProcess(['--help'], { env })).stdout;
     const known = new Set([...names(COMMAND_TABLE), ...options(COMMAND_TABLE), ...TOP_OPTIONS.map((o) => o.name)]);
 
     const helpCommands = [...help.matchAll(/^ {2}agentwrap ([a-z][a-z-]*)/gm)].map((m) => m[1] ?? '');
@@ -211,10 +212,8 @@ describe('the command table', () => {
   });
 
   it('every command in the table is one agentwrap runs (not taken as an agent name)', async () => {
-    // All at once: each is a Node start-up, and they do not depend on each other.
-    const stderrOf = (name: string): Promise<string> =>
-      new Promise((resolvePromise) => execFile(process.execPath, [CLI, name, '--help'], { encoding: 'utf8', env }, (_error, _stdout, stderr) => resolvePromise(stderr)));
-    const results = await Promise.all(COMMAND_TABLE.map(async (command) => ({ name: command.name, stderr: await stderrOf(command.name) })));
+    const results: { name: string; stderr: string }[] = [];
+    for (const command of COMMAND_TABLE) results.push({ name: command.name, stderr: (await runCliInProcess([command.name, '--help'], { env })).stderr });
 
     expect(results).toHaveLength(COMMAND_TABLE.length);
     for (const { name, stderr } of results) expect(stderr, name).not.toMatch(/command not found/);

@@ -3,13 +3,13 @@
  * `unknown` (never a default idle), and an agent whose screen says working but which is
  * SIGSTOPped becomes `stuck` within the watchdog window.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOPPED_STUCK_MS, TICK_MS } from '../../src/core/policy.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
 
 const opened: OuterTerminal[] = [];
@@ -28,16 +28,17 @@ interface Listed {
   pid: number;
 }
 
-function sessions(env: Record<string, string>): Listed[] {
-  const result = spawnSync(process.execPath, [CLI, 'status', '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
+/** `status --json`, polled every 100-250 ms: in-process (helpers/cli-in-process.ts), not a node per poll. */
+async function sessions(env: Record<string, string>): Promise<Listed[]> {
+  const result = await runCliInProcess(['status', '--json'], { env: { ...process.env, ...env } });
   const doc = JSON.parse(result.stdout) as { sessions: { key: string; state: string; record: { stuck: boolean; pid: number } }[] };
   return doc.sessions.map((s) => ({ key: s.key, state: s.state, stuck: s.record.stuck, pid: s.record.pid }));
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<{ value: T; afterMs: number }> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<{ value: T; afterMs: number }> {
   const started = Date.now();
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return { value, afterMs: Date.now() - started };
     if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -50,13 +51,13 @@ describe('the live detector', () => {
     const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-unknown-')), 'status') };
     const term = openOuterTerminal(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run --pack demo -- sleep 1000`, { env });
     opened.push(term);
-    await until('the session record', () => sessions(env)[0], 10_000);
+    await until('the session record', async () => (await sessions(env))[0], 10_000);
 
     // Several ticks, every one of them unknown.
     const seen = new Set<string>();
     const deadline = Date.now() + 4 * TICK_MS;
     while (Date.now() < deadline) {
-      for (const s of sessions(env)) seen.add(s.state);
+      for (const s of await sessions(env)) seen.add(s.state);
       await new Promise((r) => setTimeout(r, 250));
     }
 
@@ -71,14 +72,14 @@ describe('the live detector', () => {
     await term.waitFor('? for shortcuts');
     // `long` thinks for 12 s: plenty of working time to stop it in.
     term.pty.write('a long question\r');
-    const { value: working } = await until('working', () => sessions(env).find((s) => s.state === 'working'), 10_000);
+    const { value: working } = await until('working', async () => (await sessions(env)).find((s) => s.state === 'working'), 10_000);
     expect(working.stuck).toBe(false);
 
     process.kill(working.pid, 'SIGSTOP');
     try {
       // How soon is the watchdog's business (test/core/tick.test.ts, on a manual clock); here
       // only that it happens, with room for a loaded machine.
-      const { value: stuck } = await until('stuck', () => sessions(env).find((s) => s.stuck), STOPPED_STUCK_MS + 30 * TICK_MS);
+      const { value: stuck } = await until('stuck', async () => (await sessions(env)).find((s) => s.stuck), STOPPED_STUCK_MS + 30 * TICK_MS);
 
       expect(stuck.state).toBe('working');
     } finally {

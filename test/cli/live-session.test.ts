@@ -2,9 +2,10 @@
  * The live session end to end, as a user sees it: two wrapped demo agents in their own
  * terminals; `status`, `status --json`, `status explain`, `status capture`, `ack` and `events`
  * from outside; records private; a killed wrapper's line gone; a symlinked state directory
- * refused with one warning while the agent runs normally.
+ * refused with one warning while the agent runs normally. The agents and `events` are real
+ * processes; the one-shot commands typed from outside run in-process.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { isPidAlive } from '../../src/adapters/process-alive.js';
 import { requestControl } from '../../src/app/control-socket.js';
 import { readSessions } from '../../src/app/session-store.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli-in-process.js';
 import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';
 
 const opened: OuterTerminal[] = [];
@@ -24,9 +26,9 @@ afterEach(async () => {
   }
 });
 
-function cli(args: readonly string[], env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** A command typed outside the sessions, run in-process (helpers/cli-in-process.ts): its output is what is checked. */
+function cli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return runCliInProcess(args, { env: { ...process.env, ...env } });
 }
 
 interface Listed {
@@ -36,8 +38,8 @@ interface Listed {
   rule_id?: string | null;
 }
 
-function listSessions(env: Record<string, string>): Listed[] {
-  const result = cli(['status', '--json'], env);
+async function listSessions(env: Record<string, string>): Promise<Listed[]> {
+  const result = await cli(['status', '--json'], env);
   expect(result.code, result.stderr).toBe(0);
   const doc = JSON.parse(result.stdout) as { sessions: Listed[] };
   return doc.sessions;
@@ -80,19 +82,19 @@ describe('a live wrapped session seen from outside', () => {
       const list = published(env);
       return list.length === 2 && list.every((s) => s.state === 'idle') ? true : undefined;
     });
-    const sessions = listSessions(env);
+    const sessions = await listSessions(env);
     expect(sessions.map((s) => s.state)).toEqual(['idle', 'idle']);
 
     // Drive the first agent into its permission dialog; the second stays idle.
     first.pty.write('run the tests\r');
     await first.waitFor('Esc to cancel');
     await until('the first session blocked', () => published(env).find((s) => s.state === 'blocked')?.key);
-    const listed = listSessions(env);
+    const listed = await listSessions(env);
     expect(listed.map((s) => s.state).sort()).toEqual(['blocked', 'idle']);
     const firstKey = listed.find((s) => s.state === 'blocked')?.key ?? '';
     expect(sessions.map((s) => s.key)).toContain(firstKey);
 
-    const explained = cli(['status', 'explain', firstKey], env);
+    const explained = await cli(['status', 'explain', firstKey], env);
     expect(explained.code, explained.stderr).toBe(0);
     expect(explained.stdout).toContain(`session ${firstKey} (demo): blocked`);
     expect(explained.stdout).toContain('rule permission-dialog');
@@ -100,7 +102,7 @@ describe('a live wrapped session seen from outside', () => {
     // Wrapped in a real terminal, the bytes go through the native relay thread, and a demo
     // session is small enough for the mirror to have parsed every byte.
     expect(explained.stdout).toMatch(/passthrough: relay thread; mirror parsed \d+\.\d MB, nothing skipped/);
-    const explainedJson = JSON.parse(cli(['status', 'explain', firstKey, '--json', '--ticks', '3'], env).stdout) as {
+    const explainedJson = JSON.parse((await cli(['status', 'explain', firstKey, '--json', '--ticks', '3'], env)).stdout) as {
       state: string;
       rule_id: string;
       ticks: unknown[];
@@ -116,24 +118,24 @@ describe('a live wrapped session seen from outside', () => {
     expect(explainedJson.mirror.relay_skipped_bytes).toBe(0);
 
     const out = join(base, 'captured');
-    const captured = cli(['status', 'capture', firstKey, '--out', out], env);
+    const captured = await cli(['status', 'capture', firstKey, '--out', out], env);
     expect(captured.code, captured.stderr).toBe(0);
     const fixture = readdirSync(out).find((f) => f.endsWith('.txt'));
     expect(fixture).toMatch(/^blocked_/);
     const fixtureText = readFileSync(join(out, fixture ?? ''), 'utf8');
     expect(fixtureText).toMatch(/^# provenance: demo /m);
     expect(fixtureText).toContain('Do you want to run ls -la?');
-    const relint = cli(['status', 'explain', '--file', join(out, fixture ?? ''), '--agent', 'demo', '--json'], env);
+    const relint = await cli(['status', 'explain', '--file', join(out, fixture ?? ''), '--agent', 'demo', '--json'], env);
     expect((JSON.parse(relint.stdout) as { state: string }).state).toBe('blocked');
 
     // Approve; the turn finishes as done (nobody looked); `ack` makes it idle.
     first.pty.write('1');
     await until('the first session done', () => (published(env).find((s) => s.key === firstKey)?.state === 'done' ? true : undefined));
-    expect(listSessions(env).find((s) => s.key === firstKey)?.state).toBe('done');
-    const acked = cli(['ack', firstKey], env);
+    expect((await listSessions(env)).find((s) => s.key === firstKey)?.state).toBe('done');
+    const acked = await cli(['ack', firstKey], env);
     expect(acked.code, acked.stderr).toBe(0);
     await until('the first session idle after ack', () => (published(env).find((s) => s.key === firstKey)?.state === 'idle' ? true : undefined));
-    expect(listSessions(env).find((s) => s.key === firstKey)?.state).toBe('idle');
+    expect((await listSessions(env)).find((s) => s.key === firstKey)?.state).toBe('idle');
 
     // Records are private.
     const sessionsDir = join(env.AGENT_STATUS_DIR, 'sessions');
@@ -145,7 +147,7 @@ describe('a live wrapped session seen from outside', () => {
     // kill -9 of the first wrapper: its line disappears (the pid is dead) while the other stays.
     first.pty.kill('SIGKILL');
     await until('one session left', () => (published(env).length === 1 ? true : undefined));
-    const remaining = listSessions(env);
+    const remaining = await listSessions(env);
     expect(remaining).toHaveLength(1);
     expect(remaining[0]?.key).not.toBe(firstKey);
   });
@@ -172,7 +174,7 @@ describe('a live wrapped session seen from outside', () => {
     expect(lines.map((l) => l.to)).toEqual(expect.arrayContaining(['working', 'done']));
 
     // The session keeps what it published for the dashboard's timeline (control `history`).
-    const doc = JSON.parse(cli(['status', '--json'], env).stdout) as { sessions: { record: { control: string; started_at: number } }[] };
+    const doc = JSON.parse((await cli(['status', '--json'], env)).stdout) as { sessions: { record: { control: string; started_at: number } }[] };
     const record = doc.sessions[0]?.record;
     const history = (await requestControl(record?.control ?? '', { method: 'history' }, 5_000)) as { since: number; now: number; initial: string | null; transitions: { t: number; to: string }[] };
     const states = history.transitions.map((t) => t.to);

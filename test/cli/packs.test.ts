@@ -1,23 +1,21 @@
 /**
- * `packs lint/list/test` and `status explain --file`, through the built CLI (`npm test` builds
- * first; run `npx tsc -p tsconfig.json` before running this file alone).
+ * `packs lint/list/test` and `status explain --file`, run in-process with a private environment
+ * (helpers/cli-in-process.ts): what is checked is each command's output and exit code.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli-in-process.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
 const LINT = 'test/fixtures-packs/lint';
 const SHOWCASE = 'test/fixtures-packs/showcase';
 
 let home: string;
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p tsconfig.json)`);
   home = mkdtempSync(join(tmpdir(), 'agentwrap-packs-cli-'));
 });
 
@@ -25,19 +23,17 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function run(args: readonly string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+function run(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCliInProcess(args, {
     cwd: ROOT,
-    encoding: 'utf8',
     // A private HOME and pack dir so the user's own packs never leak into the assertions.
     env: { PATH: process.env['PATH'] ?? '', HOME: home, AGENTWRAP_PACKS: join(home, 'packs'), ...env },
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('packs lint', () => {
-  it('prints four precise messages for four broken packs and exits 1', () => {
-    const result = run(['packs', 'lint', `${LINT}/syntax-error.toml`, `${LINT}/unknown-key.toml`, `${LINT}/look-behind.toml`, `${LINT}/no-upper-bound.toml`]);
+  it('prints four precise messages for four broken packs and exits 1', async () => {
+    const result = await run(['packs', 'lint', `${LINT}/syntax-error.toml`, `${LINT}/unknown-key.toml`, `${LINT}/look-behind.toml`, `${LINT}/no-upper-bound.toml`]);
 
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
@@ -49,15 +45,15 @@ describe('packs lint', () => {
     ]);
   });
 
-  it('passes a valid pack with exit 0', () => {
-    const result = run(['packs', 'lint', `${SHOWCASE}/showcase.toml`]);
+  it('passes a valid pack with exit 0', async () => {
+    const result = await run(['packs', 'lint', `${SHOWCASE}/showcase.toml`]);
 
     expect(result.stdout).toContain(`${SHOWCASE}/showcase.toml: ok (agent showcase, 14 rules)`);
     expect(result.code).toBe(0);
   });
 
-  it('with no file lints the bundled and user packs', () => {
-    const result = run(['packs', 'lint'], { AGENTWRAP_PACKS: join(ROOT, LINT) });
+  it('with no file lints the bundled and user packs', async () => {
+    const result = await run(['packs', 'lint'], { AGENTWRAP_PACKS: join(ROOT, LINT) });
 
     expect(result.stdout).toMatch(/packs\/demo\.toml: ok/);
     expect(result.stdout).toContain('unknown-key.toml:11: rule spinner');
@@ -66,8 +62,8 @@ describe('packs lint', () => {
 });
 
 describe('packs list', () => {
-  it('shows each pack file with source, status, rules, range and the unverified flag', () => {
-    const result = run(['packs', 'list', '--json'], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
+  it('shows each pack file with source, status, rules, range and the unverified flag', async () => {
+    const result = await run(['packs', 'list', '--json'], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
     const listed = JSON.parse(result.stdout) as { packs: { agent: string; source: string; status: string; rules: number; unverified: boolean; validated_versions: string }[] };
 
     expect(result.code).toBe(0);
@@ -80,8 +76,8 @@ describe('packs list', () => {
     });
   });
 
-  it('lists a broken user pack with its problems', () => {
-    const result = run(['packs', 'list'], { AGENTWRAP_PACKS: join(ROOT, LINT) });
+  it('lists a broken user pack with its problems', async () => {
+    const result = await run(['packs', 'list'], { AGENTWRAP_PACKS: join(ROOT, LINT) });
 
     expect(result.stdout).toMatch(/typo\s+user\s+invalid|\?\s+user\s+invalid/);
     expect(result.stdout).toContain('rule spinner: unknown key "forbid"');
@@ -89,28 +85,28 @@ describe('packs list', () => {
 });
 
 describe('packs test', () => {
-  it('passes every showcase fixture against the showcase pack', () => {
-    const result = run(['packs', 'test', SHOWCASE], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
+  it('passes every showcase fixture against the showcase pack', async () => {
+    const result = await run(['packs', 'test', SHOWCASE], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
 
     expect(result.stdout).toContain('PASS blocked_dialog.txt: blocked: blocked (rule dialog)');
     expect(result.stdout).toMatch(/15 passed, 0 failed/);
     expect(result.code).toBe(0);
   });
 
-  it('fails with exit 1 when a fixture is misclassified', () => {
+  it('fails with exit 1 when a fixture is misclassified', async () => {
     const dir = mkdtempSync(join(home, 'showcase-'));
     const agentDir = join(dir, 'showcase');
     spawnSync('mkdir', ['-p', agentDir]);
     copyFileSync(join(ROOT, SHOWCASE, 'working_title.txt'), join(agentDir, 'idle_title.txt'));
 
-    const result = run(['packs', 'test', dir], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
+    const result = await run(['packs', 'test', dir], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
 
     expect(result.stdout).toContain('FAIL showcase/idle_title.txt: wanted idle, got working (rule title-spinner)');
     expect(result.code).toBe(1);
   });
 
-  it('sweeps the bundled fixtures by default', () => {
-    const result = run(['packs', 'test']);
+  it('sweeps the bundled fixtures by default', async () => {
+    const result = await run(['packs', 'test']);
 
     expect(result.stdout).toMatch(/PASS demo\//);
     expect(result.code).toBe(0);
@@ -137,8 +133,8 @@ describe('status explain --file', () => {
     ['false_positive_retrying_error.txt', 'unknown', null],
   ];
 
-  it.each(WINNERS)('%s → %s by %s', (file, state, ruleId) => {
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/${file}`, '--pack', `${SHOWCASE}/showcase.toml`, '--json']);
+  it.each(WINNERS)('%s → %s by %s', async (file, state, ruleId) => {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/${file}`, '--pack', `${SHOWCASE}/showcase.toml`, '--json']);
     const json = JSON.parse(result.stdout) as { state: string; rule_id: string | null; rules: { id: string; matched: boolean }[] };
 
     expect(result.code).toBe(0);
@@ -146,8 +142,8 @@ describe('status explain --file', () => {
     expect(json.rules).toHaveLength(14);
   });
 
-  it('prints the documented JSON shape, with failed clauses and previews', () => {
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/false_positive_quoted_dialog.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--json']);
+  it('prints the documented JSON shape, with failed clauses and previews', async () => {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/false_positive_quoted_dialog.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--json']);
     const json = JSON.parse(result.stdout) as Record<string, unknown> & { rules: Record<string, unknown>[] };
 
     expect(json).toMatchObject({ agent: 'showcase', pack: { source: 'file', validated_versions: '>=1.0.0, <2.0.0', unverified: true }, state: 'idle', rule_id: 'prompt-box-empty' });
@@ -164,14 +160,14 @@ describe('status explain --file', () => {
     expect(json.rules.find((r) => r['id'] === 'screen-weak-idle')).toMatchObject({ matched: true, strength: 'weak' });
   });
 
-  it('applies --title and --progress over the file', () => {
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/idle_bottom_error.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--title', '⠋ busy', '--json']);
+  it('applies --title and --progress over the file', async () => {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/idle_bottom_error.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--title', '⠋ busy', '--json']);
 
     expect((JSON.parse(result.stdout) as { rule_id: string }).rule_id).toBe('title-spinner');
   });
 
-  it('finds the pack by --agent in the registry and renders the human form', () => {
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--agent', 'showcase'], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
+  it('finds the pack by --agent in the registry and renders the human form', async () => {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--agent', 'showcase'], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('state: blocked (rule dialog, strong, priority 900)');
@@ -179,21 +175,21 @@ describe('status explain --file', () => {
     expect(result.stdout).toContain('warning: this pack is marked unverified');
   });
 
-  it('infers the agent from a fixtures/<agent>/ path', () => {
-    const result = run(['status', 'explain', '--file', 'fixtures/demo/working_thinking_80x24.txt', '--json']);
+  it('infers the agent from a fixtures/<agent>/ path', async () => {
+    const result = await run(['status', 'explain', '--file', 'fixtures/demo/working_thinking_80x24.txt', '--json']);
 
     expect((JSON.parse(result.stdout) as { agent: string; state: string }).state).toBe('working');
   });
 
-  it('the session form says clearly when no such session is running', () => {
-    const result = run(['status', 'explain', 'some-session'], { AGENT_STATUS_DIR: join(home, 'status') });
+  it('the session form says clearly when no such session is running', async () => {
+    const result = await run(['status', 'explain', 'some-session'], { AGENT_STATUS_DIR: join(home, 'status') });
 
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no live agentwrap session matches "some-session"');
   });
 
-  it('an unknown agent is an error naming the known ones', () => {
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--agent', 'nobody']);
+  it('an unknown agent is an error naming the known ones', async () => {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--agent', 'nobody']);
 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no pack for agent "nobody" \(known agents: .*demo/);
@@ -201,7 +197,7 @@ describe('status explain --file', () => {
 });
 
 describe('version warning', () => {
-  it('warns when the installed agent is outside validated_versions', () => {
+  it('warns when the installed agent is outside validated_versions', async () => {
     const bin = mkdtempSync(join(home, 'bin-'));
     const pkg = join(bin, 'node_modules', 'showcase');
     spawnSync('mkdir', ['-p', pkg]);
@@ -209,7 +205,7 @@ describe('version warning', () => {
     writeFileSync(join(pkg, 'cli.js'), '#!/bin/sh\n', { mode: 0o755 });
     spawnSync('ln', ['-s', join(pkg, 'cli.js'), join(bin, 'showcase')]);
 
-    const result = run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--json'], {
+    const result = await run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--json'], {
       PATH: `${bin}:${process.env['PATH'] ?? ''}`,
     });
     const json = JSON.parse(result.stdout) as { agent_version: { version: string; status: string }; warnings: string[]; state: string };

@@ -1,26 +1,26 @@
 /**
- * `agentwrap status`, `ack` and `events` as a user runs them: the built CLI, spawned against a
- * temporary AGENT_STATUS_DIR. Sessions are simulated by records written here and, for ack and
- * events, by control servers with fake handlers started in this process.
+ * `agentwrap status`, `ack` and `events` against a temporary AGENT_STATUS_DIR: one-shot commands
+ * in-process, `status --watch` and `events` (which run until a signal) as the built CLI.
+ * Sessions are simulated by records written here and, for ack and events, by control servers
+ * with fake handlers started in this process.
  */
-import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startControlServer, type ControlHandlers, type ControlServer, type StateChangeEvent } from '../../src/app/control-socket.js';
 import { createSessionRecord, type SessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
 import type { StatusJson } from '../../src/cli/render-status.js';
+import { runCliInProcess, type CliResult } from '../helpers/cli-in-process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const run = promisify(execFile);
 
 /** Rebuilds dist/ when a source this test exercises is newer than its output. */
 function ensureBuilt(): void {
-  const sources = ['cli/main', 'cli/render-status', 'cli/commands/status', 'cli/commands/status-list', 'cli/commands/ack', 'cli/commands/events', 'app/session-store', 'app/session-reading', 'app/control-socket', 'core/session-record', 'adapters/state-dir'];
+  const sources = ['cli/main', 'cli/dispatch', 'cli/render-status', 'cli/commands/status', 'cli/commands/status-list', 'cli/commands/ack', 'cli/commands/events', 'app/session-store', 'app/session-reading', 'app/control-socket', 'core/session-record', 'adapters/state-dir'];
   const stale = sources.some((m) => {
     const out = join(ROOT, 'dist', 'src', `${m}.js`);
     return !existsSync(out) || statSync(out).mtimeMs < statSync(join(ROOT, 'src', `${m}.ts`)).mtimeMs;
@@ -94,14 +94,9 @@ function populate(): void {
   put('claude-dead.json', agentwrapRecord('claude-dead', { wrapperPid: deadPid(), state: 'done' }));
 }
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, AGENT_STATUS_DIR: root, HOME: '/home/user' }, timeout: 15_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+/** One command, in-process (helpers/cli-in-process.ts): its output and exit code are what is checked. */
+function cli(args: string[]): Promise<CliResult> {
+  return runCliInProcess(args, { env: { ...process.env, AGENT_STATUS_DIR: root, HOME: '/home/user' } });
 }
 
 function spawnCli(args: string[]): ChildProcessWithoutNullStreams {
@@ -183,9 +178,9 @@ describe('agentwrap status', () => {
     symlinkSync(root, link);
     populate();
     try {
-      // execFile rejects on a non-zero exit, so resolving is the exit-0 check.
-      const { stdout, stderr } = await run(process.execPath, [CLI, 'status'], { env: { ...process.env, AGENT_STATUS_DIR: link } });
+      const { code, stdout, stderr } = await runCliInProcess(['status'], { env: { ...process.env, AGENT_STATUS_DIR: link } });
 
+      expect(code).toBe(0);
       expect(stderr).toContain(`refusing ${link}: it is a symbolic link`);
       expect(stdout).toMatch(/^no live agent sessions/);
     } finally {

@@ -70,7 +70,7 @@ describe('agentwrap killed with SIGKILL', () => {
     // The record stays behind, but `status` drops it at once: its wrapper is dead.
     const recordPath = join(root, 'sessions', `${session.key}.json`);
     expect(existsSync(recordPath)).toBe(true);
-    expect(statusJson(env).sessions).toEqual([]);
+    expect((await statusJson(env)).sessions).toEqual([]);
     // …and once its lease ends it is expired for every reader, and the next sweep deletes it
     // together with the stale control socket.
     const afterTtl = Date.now() + DEFAULT_RECORD_TTL_MS + 1_000;

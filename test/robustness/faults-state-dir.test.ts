@@ -58,7 +58,7 @@ describe('the state directory failing under a running session', () => {
     const term = openRawTerminal(process.execPath, [CLI, 'run', '--', 'sh', '-c', 'echo ALIVE; read line; echo BYE'], { env: fullEnv });
     await term.waitFor('ALIVE');
     await sleep(1_500);
-    expect(statusJson(fullEnv).sessions).toEqual([]);
+    expect((await statusJson(fullEnv)).sessions).toEqual([]);
 
     rmSync(filler);
     // The store retries every 5 s.
@@ -101,7 +101,7 @@ describe('the state directory failing under a running session', () => {
 
     await sleep(6_500);
     expect(statSync(recordInTarget).mtimeMs).toBe(writtenBefore);
-    expect(statusJson(env).warnings.join('\n')).toContain(`refusing ${root}: it is a symbolic link`);
+    expect((await statusJson(env)).warnings.join('\n')).toContain(`refusing ${root}: it is a symbolic link`);
     term.pty.write('\r');
     const exit = await term.exited;
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as nodePty from 'node-pty';
 import { afterAll } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 
 export { CLI, ROOT };
 export { shellQuote } from '../helpers/pty-outer.js';
@@ -170,9 +171,14 @@ export interface StatusJson {
   readonly warnings: readonly string[];
 }
 
-export function statusJson(env: Record<string, string>): StatusJson {
-  const result = runCli(['status', '--json'], env);
-  if (result.status !== 0) throw new Error(`status --json exited ${String(result.status)}: ${result.stderr}`);
+/**
+ * `status --json` as an observer, run in-process (helpers/cli-in-process.ts): polled every
+ * 200 ms, a node per poll was most of the CPU these tests spent while the wrapper under test
+ * needed it. load.test.ts runs the real process where that is the point.
+ */
+export async function statusJson(env: Record<string, string>): Promise<StatusJson> {
+  const result = await runCliInProcess(['status', '--json'], { env: { ...process.env, ...env } });
+  if (result.code !== 0) throw new Error(`status --json exited ${String(result.code)}: ${result.stderr}`);
   return JSON.parse(result.stdout) as StatusJson;
 }
 
@@ -180,7 +186,7 @@ export function statusJson(env: Record<string, string>): StatusJson {
 export async function waitForStatus(env: Record<string, string>, predicate: (status: StatusJson) => boolean, timeoutMs = 20_000): Promise<StatusJson> {
   const started = Date.now();
   for (;;) {
-    const status = statusJson(env);
+    const status = await statusJson(env);
     if (predicate(status)) return status;
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for status; last: ${JSON.stringify(status)}`);
     await sleep(200);

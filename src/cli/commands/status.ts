@@ -1,4 +1,4 @@
-import type { CommandMain } from '../main.js';
+import type { CommandMain } from '../dispatch.js';
 
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> = {
   explain: () => import('./status-explain.js'),

@@ -1,0 +1,93 @@
+/**
+ * The one error boundary: parse the first word, hand the rest to a command module, map errors
+ * to messages and exit codes. It only exports; main.ts (the process entry) runs it and is the
+ * one place that calls process.exit, so tests can run a command in-process.
+ */
+import { LAUNCH_OPTIONS_HELP } from './argv.js';
+import { CliError, UsageError } from './errors.js';
+
+/** A command receives the arguments after its own name and resolves to an exit code. */
+export type CommandMain = (args: readonly string[]) => Promise<number>;
+
+const COMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> = {
+  run: () => import('./commands/run.js'),
+  status: () => import('./commands/status.js'),
+  ack: () => import('./commands/ack.js'),
+  events: () => import('./commands/events.js'),
+  dashboard: () => import('./commands/dashboard.js'),
+  report: () => import('./commands/report.js'),
+  'report-metadata': () => import('./commands/report-metadata.js'),
+  replay: () => import('./commands/replay.js'),
+  eval: () => import('./commands/eval.js'),
+  packs: () => import('./commands/packs.js'),
+  demo: () => import('./commands/demo.js'),
+  doctor: () => import('./commands/doctor.js'),
+  completion: () => import('./commands/completion.js'),
+  __complete: async () => ({ main: (await import('./commands/completion.js')).completeMain }),
+};
+
+/**
+ * Commands that do not read the config file here: hooks (`report*`) run on every agent event
+ * and inherit the session's environment; doctor and completions read it their own way.
+ */
+const WITHOUT_CONFIG: ReadonlySet<string> = new Set(['report', 'report-metadata', 'doctor', 'completion', '__complete']);
+
+export const USAGE = `usage:
+  agentwrap [options] <agent> [args…]        run an agent CLI (claude, codex, opencode…) wrapped
+  agentwrap run [options] -- <cmd> [args…]   run any command wrapped
+  agentwrap status [--json|--watch|--format tmux]
+  agentwrap status explain <session>|--file SCREEN [--agent A] [--json]
+  agentwrap status capture <session> [--out DIR]
+  agentwrap ack <session>
+  agentwrap events
+  agentwrap dashboard [--port N]              live web dashboard on 127.0.0.1 (prints its URL)
+  agentwrap report <event> [--session ID] [--json PAYLOAD|-]
+  agentwrap report-metadata key=value… [--ttl-ms N]
+  agentwrap replay FILE.cast [--timeline|--json|--explain-at S|--screen-at S]
+  agentwrap eval PATH… [--json] [--report FILE.html] [--min-accuracy X]
+  agentwrap packs list | lint [FILE…] | test
+  agentwrap demo [--auto]
+  agentwrap doctor [--json]                  what agentwrap sees here and what is wrong
+  agentwrap completion bash|zsh|fish         shell completions (source <(agentwrap completion bash))
+  agentwrap --version
+
+${LAUNCH_OPTIONS_HELP}`;
+
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    process.stdout.write(USAGE);
+    return first === undefined ? 2 : 0;
+  }
+  if (first === '-V' || first === '--version') {
+    const { versionLine } = await import('./version.js');
+    process.stdout.write(`${versionLine(process.env)}\n`);
+    return 0;
+  }
+  if (!WITHOUT_CONFIG.has(first)) {
+    const { applyUserConfig } = await import('./user-config.js');
+    await applyUserConfig(process.env, (text) => process.stderr.write(text));
+  }
+  const load = COMMANDS[first];
+  if (load !== undefined) {
+    const { main } = await load();
+    return main(rest);
+  }
+  // Anything else is the launch form: `agentwrap [options] <agent> [args…]`.
+  const { main } = await import('./commands/launch.js');
+  return main(argv);
+}
+
+/** Maps errors to one line on stderr and an exit code; a bug keeps its stack. */
+export function exitCodeForError(error: unknown): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`agentwrap: ${error.message}\n(see agentwrap --help)\n`);
+    return 2;
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(`agentwrap: ${error.message}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`agentwrap: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 70;
+}
