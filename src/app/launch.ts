@@ -23,7 +23,7 @@ import {
 } from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
 import { GuardianUpdates } from './launch/guardian-updates.js';
-import { FORWARDED_SIGNALS, handleSignals, ignoreSignalsWhileEnding } from './launch/signals.js';
+import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './launch/signals.js';
 import { LaunchTaps } from './launch/taps.js';
 
 export { GUARDIAN_UPDATE_MIN_MS } from './launch/guardian-updates.js';
@@ -110,6 +110,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // guardian (a process start) once it is spawned (completeRaw below), while the agent loads: its
   // first screen does not wait for it. Without the addon `stty -opost` waits until then too, and
   // a "\r\n" the agent writes meanwhile goes out as "\r\r\n", which looks the same.
+  const releaseHeldSignals = (options.forwardSignals ?? true) ? holdSignalsDuringLaunch() : () => undefined;
   const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
   const pty: PtyProcess = spawnPty({
     file: options.file,
@@ -156,6 +157,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   };
   disposers.push(terminal.onResize(applySize));
   const signals = handleSignals(pty, terminal, applySize, options.forwardSignals ?? true);
+  releaseHeldSignals();
 
   // A crash inside agentwrap ends the process without reaching `finish`: still reset the
   // modes the agent left on and let the agent go (the terminal restore is terminal.ts's hook).

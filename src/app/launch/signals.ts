@@ -25,6 +25,21 @@ export const HANGUP_LOOK_MS = 5_000;
 /** Signals to agentwrap that go on to the agent. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
 
+/**
+ * Holds the forwarded signals from the start of a launch until handleSignals takes them: with
+ * no listener, SIGHUP or SIGTERM kills agentwrap at once (the default action), and in the gap
+ * between raw mode and handleSignals that left the terminal raw, with no guardian yet and the
+ * agent already running. With a listener Node queues the signal for the next turn of the event
+ * loop, which finds handleSignals' handlers in place. Returns the release (after handleSignals).
+ */
+export function holdSignalsDuringLaunch(): () => void {
+  const hold = (): void => undefined;
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, hold);
+  return () => {
+    for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, hold);
+  };
+}
+
 export interface SignalHandling {
   /** Removes every handler and the grace timer. */
   dispose(): void;
