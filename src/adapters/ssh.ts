@@ -26,7 +26,9 @@ export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[]):
   const options = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${SSH_CONNECT_TIMEOUT_S}`, '-T', '--', target.host, remote];
   const custom = target.env['AGENTWRAP_SSH_COMMAND'];
   if (custom === undefined || custom.trim() === '') return { file: 'ssh', args: options };
-  return { file: '/bin/sh', args: ['-c', `${custom} "$@"`, 'ssh', ...options] };
+  // `exec`: the user's ssh takes the shell's place, so stopping it (events --host ending) stops
+  // ssh itself; a shell left in between was killed alone and its ssh ran on, orphaned.
+  return { file: '/bin/sh', args: ['-c', `exec ${custom} "$@"`, 'ssh', ...options] };
 }
 
 /** Starts the remote agentwrap; stdin closed, stdout and stderr piped. */

@@ -1,6 +1,17 @@
 /** How `--host` runs ssh: the user's ssh with BatchMode and a connect timeout, or their own command. */
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { isSafeHost, sshCommand, SSH_CONNECT_TIMEOUT_S } from '../../src/adapters/ssh.js';
+import { isSafeHost, spawnSsh, sshCommand, SSH_CONNECT_TIMEOUT_S } from '../../src/adapters/ssh.js';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('ssh command', () => {
   it('runs plain ssh, never prompting, with a connect timeout, the host after --', () => {
@@ -14,8 +25,27 @@ describe('ssh command', () => {
     const env = { AGENTWRAP_SSH_COMMAND: 'ssh -F /home/ann/.ssh/agents.conf', AGENTWRAP_REMOTE_COMMAND: '~/.npm/bin/agentwrap' };
     const { file, args } = sshCommand({ host: 'box', env }, ['events']);
     expect(file).toBe('/bin/sh');
-    expect(args.slice(0, 3)).toEqual(['-c', 'ssh -F /home/ann/.ssh/agents.conf "$@"', 'ssh']);
+    expect(args.slice(0, 3)).toEqual(['-c', 'exec ssh -F /home/ann/.ssh/agents.conf "$@"', 'ssh']);
     expect(args.slice(-2)).toEqual(['box', '~/.npm/bin/agentwrap events']);
+  });
+
+  it('stops the user\'s own ssh command itself, not a shell in front of it', async () => {
+    // A stand-in for `ssh -F …` that would wait on the far side's events for ever.
+    const env = { AGENTWRAP_SSH_COMMAND: `${process.execPath} -e "setTimeout(() => undefined, 30000)"` };
+    const child = spawnSsh({ host: 'box', env }, ['events']);
+    const pid = child.pid ?? -1;
+    // The shell execs the command: the pid agentwrap holds becomes node's once it has.
+    let program = '';
+    for (let attempt = 0; attempt < 500 && program !== process.execPath; attempt++) {
+      program = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+      if (program !== process.execPath) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+
+    child.kill('SIGTERM');
+    await once(child, 'close');
+
+    expect(program).toBe(process.execPath);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it('refuses host names ssh would read as options or that hold whitespace', () => {

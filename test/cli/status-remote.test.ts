@@ -128,7 +128,17 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
   }, 60_000);
 
   afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
+    // Stopped as a user stops it (SIGTERM: it ends its ssh followers), SIGKILL only if it hangs.
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const closed = new Promise((resolve) => child.once('close', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await closed;
+        clearTimeout(timer);
+      }),
+    );
     for (const server of servers) await server.close();
     sshd?.stop();
     for (const dir of [sshDir, remoteRoot, localRoot]) rmSync(dir, { recursive: true, force: true });
