@@ -4,8 +4,8 @@
  * apply), BatchMode so it never stops to ask for a password, and a connect timeout so a host
  * that does not answer costs seconds, not minutes.
  *
- * AGENTWRAP_SSH_COMMAND replaces `ssh` (run through /bin/sh, as GIT_SSH_COMMAND is), e.g.
- * `ssh -F ~/.ssh/agents.conf`. AGENTWRAP_REMOTE_COMMAND names agentwrap on the far side
+ * AGENTWRAP_SSH_COMMAND replaces `ssh` (run through /bin/sh, as GIT_SSH_COMMAND is, and exec'd:
+ * one command), e.g. `ssh -F ~/.ssh/agents.conf`. AGENTWRAP_REMOTE_COMMAND names agentwrap on the far side
  * (default `agentwrap`, found on the remote PATH), e.g. `~/.npm-global/bin/agentwrap`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
