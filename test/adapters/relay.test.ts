@@ -7,6 +7,7 @@ import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } fro
 import { loadNativeRelay, RELAY_ADDON_PATH } from '../../src/adapters/relay.js';
 import { ModeTracker } from '../../src/adapters/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
+import { isPidAlive } from '../../src/adapters/process-alive.js';
 
 const openFds: number[] = [];
 afterEach(() => {
@@ -219,7 +220,7 @@ describe('the native passthrough relay', () => {
     const output = readFileSync(fds.outPath, 'utf8');
     const holder = Number(/holder=(\d+)/.exec(output)?.[1]);
     // Ended while the background job still holds the pty open (not by waiting it out).
-    const isHolderAlive = isAlive(holder);
+    const isHolderAlive = isPidAlive(holder);
     if (holder > 0) process.kill(holder, 'SIGKILL');
 
     expect(exit.code).toBe(2);
@@ -320,12 +321,3 @@ describe("the relay's mode tracker (the C port of ModeTracker)", () => {
     expect(pty.modes?.revision).toBe(expected.revision);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -3,15 +3,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { isSafeHost, spawnSsh, sshCommand, SSH_CONNECT_TIMEOUT_S } from '../../src/adapters/ssh.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isPidAlive } from '../../src/adapters/process-alive.js';
 
 describe('ssh command', () => {
   it('runs plain ssh, never prompting, with a connect timeout, the host after --', () => {
@@ -45,7 +37,7 @@ describe('ssh command', () => {
     await once(child, 'close');
 
     expect(program).toBe(process.execPath);
-    expect(isAlive(pid)).toBe(false);
+    expect(isPidAlive(pid)).toBe(false);
   });
 
   it('refuses host names ssh would read as options or that hold whitespace', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { launchWrapped, type LaunchedSession } from '../../src/app/launch.js';
 import { openOuterTerminal, REPO_ROOT, shellQuote } from '../helpers/pty-outer.js';
 import { FakeTerminal } from '../helpers/term-fake.js';
+import { isPidAlive } from '../../src/adapters/process-alive.js';
 
 function launch(terminal: FakeTerminal, script: string, warnings: string[] = []): LaunchedSession {
   return launchWrapped({
@@ -18,16 +19,6 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   while (!condition()) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // ESRCH: no such process.
-    return false;
   }
 }
 
@@ -154,7 +145,7 @@ describe('launchWrapped when agentwrap itself crashes', () => {
     expect(afterReady).toContain('\x1b[?25h');
     expect(afterReady).toContain('\x1b[?1049l');
     const agentPid = Number(/AGENT=(\d+)/.exec(output)?.[1]);
-    await until(() => !isAlive(agentPid), 3_000);
-    expect(isAlive(agentPid)).toBe(false);
+    await until(() => !isPidAlive(agentPid), 3_000);
+    expect(isPidAlive(agentPid)).toBe(false);
   });
 });
