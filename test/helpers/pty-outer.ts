@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import * as nodePty from 'node-pty';
+import { takeInternals } from '../../src/adapters/pty/node-pty-internals.js';
+import { OutputFanout, ReadTail } from '../../src/adapters/pty/read-tail.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The built CLI; `npm test` builds before running vitest. */
@@ -36,9 +38,16 @@ export function openOuterTerminal(
   // output, megabytes of copying per poll on a flood, and the slowest part under load.
   const decoder = new StringDecoder('utf8');
   let text = '';
-  pty.onData((data: string | Buffer) => {
-    text += typeof data === 'string' ? data : decoder.write(data);
+  const received = new OutputFanout();
+  received.listeners.add((data) => {
+    text += decoder.write(data);
   });
+  pty.onData((data: string | Buffer) => received.dispatch(typeof data === 'string' ? Buffer.from(data) : data));
+  // node-pty drops the tail of a program that exits while this thread is busy (its 200 ms exit
+  // timer, libuv's early EOF): the test then waits for a line that was written. The same fix
+  // as agentwrap's own pty (read-tail.ts); test/helpers/pty-outer.test.ts fails without it.
+  const { socket, masterFd } = takeInternals(pty);
+  new ReadTail(socket, masterFd, received);
   const exited = new Promise<{ exitCode: number; signal: number | undefined }>((resolveExit) => {
     pty.onExit(({ exitCode, signal }) => resolveExit({ exitCode, signal }));
   });
