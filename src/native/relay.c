@@ -25,8 +25,8 @@
  * - Bytes JS writes to the terminal (writeOut: notifications) go out between two output
  *   chunks, never inside one.
  * - The thread ends when the PTY master reports EIO/EOF (every slave closed, buffer drained)
- *   or when stop() is requested; either way it first writes what it already read, and then
- *   posts a final notification. It never changes the file status flags of the fds it is given
+ *   or when stop() is requested; either way it first writes what it already read (at a stop
+ *   also what the master holds by then), and then posts a final notification. It never changes the file status flags of the fds it is given
  *   (they may be shared with the user's shell); it polls instead.
  */
 #define NAPI_VERSION 8
@@ -680,6 +680,42 @@ static void write_js_output(relay_t *relay, int *output_ok) {
   free(queued.data);
 }
 
+/* One chunk read from the master: to the terminal first, then the mode tracker, marks and taps. */
+static void relay_output(relay_t *relay, const unsigned char *data, size_t len, int *output_ok) {
+  write_output(relay, data, len, output_ok);
+  uint64_t read_ns = now_ns();
+  pthread_mutex_lock(&relay->mutex);
+  modes_feed(&relay->modes, data, len);
+  if (relay->last_output_ns != 0) relay->last_gap_ns = read_ns - relay->last_output_ns;
+  relay->last_output_ns = read_ns;
+  if (relay->mark_count < CHUNK_MARKS)
+    relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};
+  pthread_mutex_unlock(&relay->mutex);
+  tap(relay, &relay->tap_out, data, len, 1);
+}
+
+/*
+ * At a stop, what the master already holds is output the agent wrote: it goes out too. JS asks
+ * for a stop once it heard of no output for a while after the agent's exit (pty/read-tail.ts),
+ * and it hears of none while this thread waits for a terminal that is slow to read; stopping
+ * at the next chunk then dropped up to the master's buffer (2 of 14 runs lost 2-5 KB of the
+ * tail with a terminal that read nothing for 1.5 s across the exit). Bounded by STOP_FLUSH_MS
+ * for a background process that keeps writing; never waits for more to arrive.
+ */
+static void drain_master_at_stop(relay_t *relay, unsigned char *buffer, int *output_ok) {
+  uint64_t give_up_at = now_ns() + (uint64_t)STOP_FLUSH_MS * 1000000u;
+  while (now_ns() < give_up_at) {
+    struct pollfd master = {relay->master_fd, POLLIN, 0};
+    int ready = poll(&master, 1, 0);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0 || !(master.revents & (POLLIN | POLLHUP | POLLERR))) return;
+    ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return; /* EIO (drained, every slave closed), EOF or EAGAIN */
+    relay_output(relay, buffer, (size_t)count, output_ok);
+  }
+}
+
 static void *relay_main(void *arg) {
   relay_t *relay = arg;
   unsigned char *buffer = malloc(READ_BYTES);
@@ -715,7 +751,10 @@ static void *relay_main(void *arg) {
       timeout_ms = notify_at_ns <= now ? 0 : (int)((notify_at_ns - now + 999999u) / 1000000u);
     }
     pthread_mutex_unlock(&relay->mutex);
-    if (stopping) break;
+    if (stopping) {
+      drain_master_at_stop(relay, buffer, &output_ok);
+      break;
+    }
     if (has_js_output) write_js_output(relay, &output_ok);
 
     struct pollfd fds[3];
@@ -760,16 +799,7 @@ static void *relay_main(void *arg) {
       ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
       if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (count > 0) {
-        write_output(relay, buffer, (size_t)count, &output_ok);
-        uint64_t read_ns = now_ns();
-        pthread_mutex_lock(&relay->mutex);
-        modes_feed(&relay->modes, buffer, (size_t)count);
-        if (relay->last_output_ns != 0) relay->last_gap_ns = read_ns - relay->last_output_ns;
-        relay->last_output_ns = read_ns;
-        if (relay->mark_count < CHUNK_MARKS)
-          relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};
-        pthread_mutex_unlock(&relay->mutex);
-        tap(relay, &relay->tap_out, buffer, (size_t)count, 1);
+        relay_output(relay, buffer, (size_t)count, &output_ok);
       } else if (count == 0 || errno != EINTR) {
         /* EIO: every slave fd is closed and the kernel buffer is drained. */
         master_open = 0;

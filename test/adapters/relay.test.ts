@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants as fsConstants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty/index.js';
-import { loadNativeRelay, RELAY_ADDON_PATH } from '../../src/adapters/relay.js';
+import { loadNativeRelay, RELAY_ADDON_PATH, startRelay } from '../../src/adapters/relay.js';
 import { ModeTracker } from '../../src/adapters/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
 import { isPidAlive } from '../../src/adapters/process-alive.js';
@@ -56,6 +56,50 @@ async function collectSlowly(pty: PtyProcess, busyMs: number): Promise<Buffer> {
   await pty.exited;
   pty.dispose();
   return Buffer.concat(tapped);
+}
+
+/** Whether a thread of this process sleeps in write(2) on fd, waiting for a reader (Linux /proc). */
+function isThreadWaitingToWrite(fd: number): boolean {
+  return readdirSync('/proc/self/task').some((task) => {
+    try {
+      const [call, firstArgument] = readFileSync(`/proc/self/task/${task}/syscall`, 'utf8').split(' ');
+      // pipe_write, anon_pipe_write (6.x) …: asleep inside the pipe's write, not passing through it.
+      const isSleeping = readFileSync(`/proc/self/task/${task}/wchan`, 'utf8').endsWith('pipe_write');
+      return isSleeping && call === '1' && Number(firstArgument) === fd;
+    } catch {
+      return false; // the thread ended meanwhile
+    }
+  });
+}
+
+/** Writes as much of data as a non-blocking fd takes now; how much it took. */
+function writeWhatFits(fd: number, data: Buffer): number {
+  let written = 0;
+  while (written < data.length) {
+    try {
+      written += writeSync(fd, data, written);
+    } catch {
+      break; // EAGAIN: full
+    }
+  }
+  return written;
+}
+
+/** Reads what a non-blocking fd holds now. */
+function readWhatIsThere(fd: number): Buffer {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  for (;;) {
+    let count = 0;
+    try {
+      count = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      break; // EAGAIN: nothing more now
+    }
+    if (count <= 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, count)));
+  }
+  return Buffer.concat(chunks);
 }
 
 describe('the native passthrough relay', () => {
@@ -209,6 +253,53 @@ describe('the native passthrough relay', () => {
     expect(frames.map((c) => c.text).join('')).toBe('frame1 frame2 frame3 frame4 ');
     expect(frames.length).toBeGreaterThan(2);
     for (const [i, frame] of frames.entries()) if (i > 0) expect(frame.atMs).toBeGreaterThan(frames[i - 1]?.atMs ?? 0);
+  });
+
+  it('writes what the pty still holds when it is stopped while the terminal is not reading', async () => {
+    const load = loadNativeRelay({});
+    if (!load.ok) throw new Error(load.reason);
+    // FIFOs as the pty master and the user's terminal. The "master" is blocking, so the thread
+    // reads one chunk per poll, and the stop below comes while the thread waits in write(2) for
+    // the terminal: what it had not read by then was dropped (the master's buffer, here 64 KiB).
+    const dir = mkdtempSync(join(tmpdir(), 'agentwrap-relay-stop-'));
+    execFileSync('mkfifo', [join(dir, 'master'), join(dir, 'terminal')]);
+    const masterFd = openSync(join(dir, 'master'), 'r+');
+    const agentFd = openSync(join(dir, 'master'), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+    const screenFd = openSync(join(dir, 'terminal'), fsConstants.O_RDWR | fsConstants.O_NONBLOCK);
+    const terminalFd = openSync(join(dir, 'terminal'), 'w');
+    openFds.push(masterFd, agentFd, screenFd, terminalFd);
+    let isStopped = false;
+    const relay = startRelay(load.module, {
+      masterFd,
+      inFd: -1,
+      outFd: terminalFd,
+      lossless: false,
+      onBatch: (batch) => {
+        if (batch.stopped) isStopped = true;
+      },
+    });
+    const payload = Buffer.from(Array.from({ length: 400_000 }, (_, i) => i % 251));
+    let written = 0;
+    // The agent writes until the terminal is full and the thread waits on it with a chunk…
+    for (let rounds = 0; !isThreadWaitingToWrite(terminalFd); rounds++) {
+      if (rounds > 1_000) throw new Error('the relay thread never waited for the terminal');
+      written += writeWhatFits(agentFd, payload.subarray(written));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // …and then fills the master, which the waiting thread does not read.
+    written += writeWhatFits(agentFd, payload.subarray(written));
+
+    relay.stop();
+    const shown: Buffer[] = [];
+    while (!isStopped) {
+      shown.push(readWhatIsThere(screenFd));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    shown.push(readWhatIsThere(screenFd));
+
+    expect(written).toBeGreaterThan(2 * 64 * 1024);
+    expect(Buffer.concat(shown).length).toBe(written);
+    expect(Buffer.concat(shown).equals(payload.subarray(0, written))).toBe(true);
   });
 
   it('ends once the agent exits even when a background process keeps the pty open', async () => {
