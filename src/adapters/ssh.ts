@@ -20,9 +20,30 @@ export interface SshTarget {
 
 export { isSafeHost } from '../core/host-name.js';
 
+/** How the far side's agentwrap is run, beyond its arguments. */
+export interface RemoteRun {
+  /**
+   * Variables for the far side's agentwrap, set by env(1) in front of it: ssh passes none of
+   * ours. Names and values are agentwrap's own constants (checked: nothing to quote).
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * ssh's stdin is a pipe held open and never written, instead of /dev/null: the far side's
+   * stdin then ends exactly when this ssh goes, however it goes (killed, or its parent gone).
+   */
+  readonly holdStdin?: boolean;
+}
+
+const PLAIN_WORD = /^[A-Za-z0-9_.-]+$/;
+
 /** The program and arguments that run `agentwrap <args>` on `target.host`. */
-export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[]): { file: string; args: string[] } {
-  const remote = [target.env['AGENTWRAP_REMOTE_COMMAND'] ?? 'agentwrap', ...agentwrapArgs].join(' ');
+export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[], remoteEnv: RemoteRun['env'] = {}): { file: string; args: string[] } {
+  const assignments = Object.entries(remoteEnv).map(([name, value]) => {
+    if (!PLAIN_WORD.test(name) || !PLAIN_WORD.test(value)) throw new Error(`ssh: remote variable ${name}=${value} is not a plain word`);
+    return `${name}=${value}`;
+  });
+  const prefix = assignments.length === 0 ? [] : ['env', ...assignments];
+  const remote = [...prefix, target.env['AGENTWRAP_REMOTE_COMMAND'] ?? 'agentwrap', ...agentwrapArgs].join(' ');
   const options = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${SSH_CONNECT_TIMEOUT_S}`, '-T', '--', target.host, remote];
   const custom = target.env['AGENTWRAP_SSH_COMMAND'];
   if (custom === undefined || custom.trim() === '') return { file: 'ssh', args: options };
@@ -31,10 +52,13 @@ export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[]):
   return { file: '/bin/sh', args: ['-c', `exec ${custom} "$@"`, 'ssh', ...options] };
 }
 
-/** Starts the remote agentwrap; stdin closed, stdout and stderr piped. */
-export function spawnSsh(target: SshTarget, agentwrapArgs: readonly string[]): ChildProcess {
-  const { file, args } = sshCommand(target, agentwrapArgs);
-  return spawn(file, args, { env: target.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the remote agentwrap; stdin closed (or held: RemoteRun), stdout and stderr piped. */
+export function spawnSsh(target: SshTarget, agentwrapArgs: readonly string[], run: RemoteRun = {}): ChildProcess {
+  const { file, args } = sshCommand(target, agentwrapArgs, run.env);
+  const child = spawn(file, args, { env: target.env, stdio: [run.holdStdin === true ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  // Never written, so only an EPIPE from a write nobody makes could come: nothing to report.
+  child.stdin?.on('error', () => undefined);
+  return child;
 }
 
 export interface SshResult {

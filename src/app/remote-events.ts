@@ -11,6 +11,15 @@ import type { StateChangeEvent } from './control-socket.js';
 /** Pause before asking a host again after its stream ended. */
 export const REMOTE_EVENTS_RETRY_MS = 10_000;
 
+/**
+ * Set on the far side's `agentwrap events`: end when stdin ends. sshd runs it with no terminal,
+ * so nothing signals it when the follower here stops; it would learn only at its next write
+ * (EPIPE), and on a quiet host run on for hours. With ssh's stdin held open (spawnSsh's
+ * holdStdin) its stdin ends when this ssh goes. A variable, not an option: an older agentwrap
+ * over there ignores it (and lingers as before) instead of refusing the command.
+ */
+export const EVENTS_UNTIL_EOF_ENV = 'AGENTWRAP_EVENTS_UNTIL_EOF';
+
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown'];
 
 function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -52,7 +61,7 @@ export function followRemoteEvents(target: SshTarget, handlers: RemoteEventsHand
     if (isClosed) return;
     let stderr = '';
     let pending = '';
-    const current = spawnSsh(target, ['events']);
+    const current = spawnSsh(target, ['events'], { env: { [EVENTS_UNTIL_EOF_ENV]: '1' }, holdStdin: true });
     child = current;
     current.stdout?.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');

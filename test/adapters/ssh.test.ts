@@ -21,6 +21,26 @@ describe('ssh command', () => {
     expect(args.slice(-2)).toEqual(['box', '~/.npm/bin/agentwrap events']);
   });
 
+  it('sets variables for the far side with env in front of its agentwrap, and refuses any that would need quoting', () => {
+    const { args } = sshCommand({ host: 'box', env: {} }, ['events'], { AGENTWRAP_EVENTS_UNTIL_EOF: '1' });
+    expect(args.at(-1)).toBe('env AGENTWRAP_EVENTS_UNTIL_EOF=1 agentwrap events');
+    expect(() => sshCommand({ host: 'box', env: {} }, ['events'], { X: '1; rm -rf ~' })).toThrow(/not a plain word/);
+  });
+
+  it('holds ssh\'s stdin open only when asked (the far side\'s stdin then ends with this ssh)', async () => {
+    // A stand-in for ssh that exits 7 once its stdin ends (its arguments become $0, $1…).
+    const env = { AGENTWRAP_SSH_COMMAND: `sh -c 'cat >/dev/null; exit 7'` };
+    const held = spawnSsh({ host: 'box', env }, ['events'], { holdStdin: true });
+    const closed = spawnSsh({ host: 'box', env }, ['events']);
+
+    const [closedCode] = (await once(closed, 'close')) as [number];
+    expect(closedCode).toBe(7);
+    expect(held.exitCode).toBeNull();
+    held.stdin?.end();
+    const [heldCode] = (await once(held, 'close')) as [number];
+    expect(heldCode).toBe(7);
+  });
+
   it('stops the user\'s own ssh command itself, not a shell in front of it', async () => {
     // A stand-in for `ssh -F …` that would wait on the far side's events for ever.
     const env = { AGENTWRAP_SSH_COMMAND: `${process.execPath} -e "setTimeout(() => undefined, 30000)"` };

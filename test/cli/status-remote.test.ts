@@ -5,12 +5,14 @@
  * container-style state directories into one list.
  */
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readChildPids, readProcStat } from '../../src/adapters/pty/index.js';
 import { startControlServer, type ControlServer, type StateChangeEvent } from '../../src/app/control-socket.js';
+import { EVENTS_UNTIL_EOF_ENV } from '../../src/app/remote-events.js';
 import { createSessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
 import type { StatusJson } from '../../src/cli/render-status.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
@@ -64,6 +66,27 @@ async function until(condition: () => boolean, what: string, timeoutMs = 15_000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The far side's `agentwrap events` processes for one remote state directory (Linux /proc). */
+function farSideFollowers(stateDir: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        return environ.includes(`${EVENTS_UNTIL_EOF_ENV}=1`) && environ.includes(`AGENT_STATUS_DIR=${stateDir}`);
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
+}
+
+/** Still running: not gone, and not a zombie its parent has yet to reap. */
+function isRunning(pid: number): boolean {
+  const state = readProcStat(pid)?.state;
+  return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
 const cleanups: (() => void)[] = [];
@@ -208,6 +231,42 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ reachable: false });
     expect(String(dead[0]?.['error'])).toMatch(/refused|port/i);
+  });
+
+  it.each(['SIGTERM', 'SIGKILL'] as const)('events --host stopped by %s on a quiet host ends the far side\'s events and its ssh, with no event to write', async (signal) => {
+    const key = `claude-quiet-${signal.toLowerCase()}`;
+    const socket = join(remoteRoot, 'sockets', `${key}.sock`);
+    mkdirSync(join(remoteRoot, 'sockets'), { recursive: true, mode: 0o700 });
+    servers.push(
+      await startControlServer(socket, {
+        explain: () => ({}),
+        capture: () => ({}),
+        ack: () => ({}),
+        report: () => ({}),
+        subscribe: () => () => undefined,
+      }),
+    );
+    record(remoteRoot, key, { state: 'idle', control: socket });
+    const before = new Set(farSideFollowers(remoteRoot));
+    const child = spawn(process.execPath, [CLI, 'events', '--host', 'box'], { env });
+    children.push(child);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const newFollowers = (): number[] => farSideFollowers(remoteRoot).filter((pid) => !before.has(pid));
+    await until(() => out.includes(`"session":"${key}"`) && newFollowers().length > 0, 'the far side following');
+    const farSide = newFollowers();
+    const ssh = readChildPids(child.pid ?? -1);
+    expect(farSide).toHaveLength(1);
+    expect(ssh).toHaveLength(1);
+
+    child.kill(signal);
+    // Nothing is emitted: the far side has no write to fail, only its stdin to see end.
+    const running = (): number[] => [...farSide, ...ssh].filter(isRunning);
+    await until(() => running().length === 0, 'the far side and its ssh to end').catch((error: unknown) => {
+      throw new Error(`${String(error)}: still running ${JSON.stringify(running().map((pid) => [pid, readProcStat(pid)?.comm]))}`);
+    });
+
+    expect(running()).toEqual([]);
   });
 
   it.skipIf(spawnSync('tmux', ['-V']).status !== 0)('the dashboard lists remote sessions with their host and an unreachable host as such (tmux)', async () => {

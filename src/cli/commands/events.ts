@@ -7,7 +7,7 @@ import { isPidAlive } from '../../app/state-access.js';
 import { resolveStateRoot } from '../../app/state-access.js';
 import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
 import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
-import { followRemoteEvents, type RemoteEvents } from '../../app/remote-events.js';
+import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/remote-events.js';
 import { isSafeHost } from '../../app/state-access.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
@@ -185,6 +185,12 @@ export async function main(args: readonly string[]): Promise<number> {
     for (const signal of SIGNALS) process.on(signal, finish);
     // `agentwrap events | head -3`: a closed pipe ends the stream quietly.
     out.on('error', finish);
+    // The far side of `events --host`: its follower is gone when stdin ends (remote-events.ts).
+    if (process.env[EVENTS_UNTIL_EOF_ENV] === '1') {
+      process.stdin.once('end', finish);
+      process.stdin.once('error', finish);
+      process.stdin.resume();
+    }
 
     sessionsWatch = watchSessions(root, discoverSoon, discover, DISCOVER_POLL_MS);
     discover();
