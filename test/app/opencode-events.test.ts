@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endsStream, followOpenCodeEvents, parseSse, reportFor, type Following } from '../../src/app/opencode-events.js';
+import { endsStream, followOpenCodeEvents, parseSse, reportFor, type FollowOptions, type Following } from '../../src/app/opencode-events.js';
 
 const AUTH = `Basic ${Buffer.from('opencode:secret').toString('base64')}`;
 
@@ -57,6 +57,39 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
     res.write(`data: ${JSON.stringify(event)}\n\n`);
   }
 
+  interface Followed {
+    /** What was delivered so far, in order (the reports themselves)… */
+    readonly reports: Readonly<Record<string, unknown>>[];
+    /** …and their event names. */
+    readonly events: string[];
+    readonly warnings: string[];
+    /** Resolves once `untilEvent` was delivered (any event when undefined). */
+    readonly reached: Promise<void>;
+  }
+
+  /** Follows the stand-in on `port`, with OpenCode's password, until `untilEvent` is delivered. */
+  function follow(port: number, untilEvent: string | undefined, options: Pick<FollowOptions, 'silentStreamMs' | 'firstByteMs'> = {}): Followed {
+    const reports: Readonly<Record<string, unknown>>[] = [];
+    const events: string[] = [];
+    const warnings: string[] = [];
+    const reached = new Promise<void>((resolvePromise) => {
+      follows.push(
+        followOpenCodeEvents({
+          url: `http://127.0.0.1:${port}`,
+          authorization: AUTH,
+          ...options,
+          deliver: async (params) => {
+            reports.push(params);
+            events.push(String(params['event']));
+            if (untilEvent === undefined || params['event'] === untilEvent) resolvePromise();
+          },
+          warn: (message) => warnings.push(message),
+        }),
+      );
+    });
+    return { reports, events, warnings, reached };
+  }
+
   it('delivers the lifecycle events in order, numbered, with the password OpenCode expects', async () => {
     const seenAuth: (string | undefined)[] = [];
     const server = createServer((req, res) => {
@@ -78,30 +111,18 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
       }, 30);
     });
     const port = await listen(server);
-    const delivered: Readonly<Record<string, unknown>>[] = [];
-    const done = new Promise<void>((resolvePromise) => {
-      follows.push(
-        followOpenCodeEvents({
-          url: `http://127.0.0.1:${port}`,
-          authorization: AUTH,
-          deliver: async (params) => {
-            delivered.push(params);
-            if (params['event'] === 'session.idle') resolvePromise();
-          },
-          warn: (message) => delivered.push({ warning: message }),
-        }),
-      );
-    });
-    await done;
+    const followed = follow(port, 'session.idle');
+    await followed.reached;
 
     expect(seenAuth).toEqual([AUTH]);
-    expect(delivered.map((d) => [d['event'], d['seq']])).toEqual([
+    expect(followed.reports.map((d) => [d['event'], d['seq']])).toEqual([
       ['server.connected', 1],
       ['session.status', 2],
       ['permission.asked', 3],
       ['session.idle', 4],
     ]);
-    expect(JSON.stringify(delivered)).not.toContain('private text');
+    expect(followed.warnings).toEqual([]);
+    expect(JSON.stringify(followed.reports)).not.toContain('private text');
   });
 
   it('keeps trying while OpenCode boots, and connects once its server is up', async () => {
@@ -109,23 +130,10 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
     const probe = createServer();
     const port = await listen(probe);
     await new Promise((resolvePromise) => probe.close(resolvePromise));
-    const delivered: string[] = [];
-    const connected = new Promise<void>((resolvePromise) => {
-      follows.push(
-        followOpenCodeEvents({
-          url: `http://127.0.0.1:${port}`,
-          authorization: AUTH,
-          deliver: async (params) => {
-            delivered.push(String(params['event']));
-            resolvePromise();
-          },
-          warn: () => undefined,
-        }),
-      );
-    });
+    const followed = follow(port, undefined);
     // Nothing listens yet: a few refused attempts go by first.
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 600));
-    expect(delivered).toEqual([]);
+    expect(followed.events).toEqual([]);
     await listen(
       createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -133,8 +141,8 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
       }),
       port,
     );
-    await connected;
-    expect(delivered).toEqual(['server.connected']);
+    await followed.reached;
+    expect(followed.events).toEqual(['server.connected']);
   });
 
   // Seen live with OpenCode 1.18.33: a stream opened while it boots is answered 200 and then
@@ -154,24 +162,10 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
         sse(res, { type: 'session.status', properties: { sessionID: 's', status: { type: 'busy' } } });
       }),
     );
-    const delivered: string[] = [];
-    const busy = new Promise<void>((resolvePromise) => {
-      follows.push(
-        followOpenCodeEvents({
-          url: `http://127.0.0.1:${port}`,
-          authorization: AUTH,
-          silentStreamMs: 300,
-          deliver: async (params) => {
-            delivered.push(String(params['event']));
-            if (params['event'] === 'session.status') resolvePromise();
-          },
-          warn: () => undefined,
-        }),
-      );
-    });
-    await busy;
+    const followed = follow(port, 'session.status', { silentStreamMs: 300 });
+    await followed.reached;
     expect(requests).toBe(3);
-    expect(delivered).toEqual(['server.connected', 'session.status']);
+    expect(followed.events).toEqual(['server.connected', 'session.status']);
   });
 
   // A prompt typed right after OpenCode's first screen must not wait out SILENT_STREAM_MS behind
@@ -190,26 +184,11 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
         sse(res, { type: 'session.status', properties: { sessionID: 's', status: { type: 'busy' } } });
       }),
     );
-    const delivered: string[] = [];
-    const busy = new Promise<void>((resolvePromise) => {
-      follows.push(
-        followOpenCodeEvents({
-          url: `http://127.0.0.1:${port}`,
-          authorization: AUTH,
-          // Far beyond the test's timeout: only the first-byte deadline can bring the third stream.
-          silentStreamMs: 60_000,
-          firstByteMs: 200,
-          deliver: async (params) => {
-            delivered.push(String(params['event']));
-            if (params['event'] === 'session.status') resolvePromise();
-          },
-          warn: () => undefined,
-        }),
-      );
-    });
-    await busy;
+    // A silence allowance far beyond the test's timeout: only the first-byte deadline can bring the third stream.
+    const followed = follow(port, 'session.status', { silentStreamMs: 60_000, firstByteMs: 200 });
+    await followed.reached;
     expect(requests).toBe(3);
-    expect(delivered).toEqual(['server.connected', 'session.status']);
+    expect(followed.events).toEqual(['server.connected', 'session.status']);
   });
 
   it('reconnects at once when OpenCode disposes the instance it was subscribed to', async () => {
@@ -224,25 +203,11 @@ describe('followOpenCodeEvents against a stand-in for OpenCode\'s /event', () =>
         else sse(res, { type: 'session.idle', properties: { sessionID: 's' } });
       }),
     );
-    const delivered: string[] = [];
-    const idle = new Promise<void>((resolvePromise) => {
-      follows.push(
-        followOpenCodeEvents({
-          url: `http://127.0.0.1:${port}`,
-          authorization: AUTH,
-          // Long enough that only the disposal event can explain the second connection.
-          silentStreamMs: 60_000,
-          deliver: async (params) => {
-            delivered.push(String(params['event']));
-            if (params['event'] === 'session.idle') resolvePromise();
-          },
-          warn: () => undefined,
-        }),
-      );
-    });
-    await idle;
+    // A silence allowance long enough that only the disposal event can explain the second connection.
+    const followed = follow(port, 'session.idle', { silentStreamMs: 60_000 });
+    await followed.reached;
     expect(requests).toBe(2);
-    expect(delivered).toEqual(['server.connected', 'server.connected', 'session.idle']);
+    expect(followed.events).toEqual(['server.connected', 'server.connected', 'session.idle']);
     expect(endsStream(JSON.stringify({ type: 'session.idle', properties: { directory: 'server.instance.disposed' } }))).toBe(false);
   });
 
