@@ -11,6 +11,7 @@
  */
 import RE2 from 're2';
 import { PACK_REGEX_FLAGS, type GateNode, type Pack, type PackRule } from './pack-schema.js';
+import { packRegex } from './pack-regex.js';
 import { regionLabel, type RegionSpec } from './regions.js';
 
 export interface CompiledRegex {
@@ -81,12 +82,9 @@ interface SetBuilder {
 }
 
 function compileRegex(pattern: string, lineMode: boolean, builder: SetBuilder, ruleId: string): CompiledRegex {
-  let re: RE2;
-  try {
-    re = new RE2(pattern, PACK_REGEX_FLAGS);
-  } catch (error) {
-    throw new PackCompileError(`rule ${ruleId}: regex '${pattern}' does not compile`, ruleId, { cause: error });
-  }
+  // Usually compiled already, by parsePack's check of the same pattern.
+  const re = packRegex(pattern);
+  if (re instanceof Error) throw new PackCompileError(`rule ${ruleId}: regex '${pattern}' does not compile`, ruleId, { cause: re });
   if (lineMode && !isLinePrefilterable(pattern)) return { source: pattern, re, setIndex: undefined };
   const setIndex = builder.sources.length;
   builder.sources.push(lineMode ? `(?m:${pattern})` : pattern);

@@ -2,6 +2,7 @@ import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
 import { evaluatePack } from '../../src/core/evaluate.js';
 import { compilePack } from '../../src/core/pack-compile.js';
+import { checkRegex, packRegex } from '../../src/core/pack-regex.js';
 import { compiledPack, inputOf, packToml, validPack } from '../helpers/pack-toml.js';
 
 describe('compilePack', () => {
@@ -42,6 +43,17 @@ describe('compilePack', () => {
  * The Set prefilter must never change an answer. A reference evaluator (one RE2 per pattern,
  * per line, on strings) is compared with evaluatePack over many screens and patterns.
  */
+describe('pack regexes', () => {
+  it('are compiled once for the check and the compiled pack alike, rejected ones explained each time', () => {
+    const pattern = 'shared-(once|twice)';
+    const pack = compiledPack(packToml(`[[rule]]\nid = "a"\nstate = "idle"\nregion = "screen"\nregex = ['${pattern}']`));
+
+    expect(pack.rules[0]?.regex[0]?.re).toBe(packRegex(pattern));
+    expect(checkRegex('(?<=x)y')).toMatch(/look-behind/);
+    expect(checkRegex('(?<=x)y')).toMatch(/look-behind/);
+  });
+});
+
 describe('the RE2.Set prefilter', () => {
   const LINE_PATTERNS = ['^\\s*❯\\s*\\d\\.', '^>\\s', 'yes$', '^\\s*$', '\\bok\\b', 'é+', '^[·✢✳✶✻✽*] \\S', 'a.b', '(?:x|y)z', '\\d{2,}s'];
   const SCREENS: string[][] = [
