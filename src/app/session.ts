@@ -55,6 +55,15 @@ export class DetectorSession {
   private detector: DetectorState;
   private readonly startedAtMs: number;
   private lastOutputAtMs: number | undefined;
+  /**
+   * Output hand-overs counted, and how many of them the last tick's screen held: output is due a
+   * recheck while some hand-over is not evaluated yet. Not "read after the last tick": the native
+   * relay stamps chunks with their read time, and a chunk read just before a tick but handed
+   * over after it (live: Codex deny in a tmux pane, its "Conversation interrupted" frame) lost
+   * its quiet recheck and waited for the 1 s floor (published 1.3 s after the frame).
+   */
+  private outputCount = 0;
+  private evaluatedOutputCount = 0;
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
   private lastInterruptAtMs: number | undefined;
@@ -91,6 +100,12 @@ export class DetectorSession {
     const nowMs = this.options.clock.nowMs();
     const readAtMs = atMs === undefined ? nowMs : Math.min(atMs, nowMs);
     this.lastOutputAtMs = Math.max(this.lastOutputAtMs ?? readAtMs, readAtMs);
+    this.outputCount += 1;
+  }
+
+  /** How much output has been handed over so far; a tick that waits for the screen passes it to evaluate(). */
+  outputMark(): number {
+    return this.outputCount;
   }
 
   /**
@@ -170,7 +185,7 @@ export class DetectorSession {
     const nowMs = this.options.clock.nowMs();
     if (this.lastTickAtMs === undefined) return nowMs;
     const due = [this.lastTickAtMs + this.floorMs(nowMs)];
-    if (this.lastOutputAtMs !== undefined && this.lastOutputAtMs >= this.lastTickAtMs) {
+    if (this.lastOutputAtMs !== undefined && this.outputCount > this.evaluatedOutputCount) {
       due.push(this.lastOutputAtMs + QUIET_RECHECK_MS, this.lastTickAtMs + STREAMING_RECHECK_MS);
     }
     if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
@@ -188,11 +203,14 @@ export class DetectorSession {
   /**
    * One tick at the clock's now. Skips the pack and arbitration when nothing they read changed
    * and no time-based rule came due. Never throws: a failure is a warning and the tick is lost.
+   * `outputMark`: the output hand-overs the screen held when the tick began waiting for it
+   * (outputMark()); by default all of them (replay writes each chunk before it ticks).
    */
-  evaluate(): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
+  evaluate(outputMark = this.outputCount): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
     const nowMs = this.options.clock.nowMs();
     this.lastTickAtMs = nowMs;
     this.isReportPending = false;
+    this.evaluatedOutputCount = Math.max(this.evaluatedOutputCount, Math.min(outputMark, this.outputCount));
     try {
       const pack = this.options.packs(nowMs);
       const isPackSwapped = pack !== this.pack;
