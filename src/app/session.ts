@@ -20,7 +20,7 @@ import {
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
 import { inputSource, isInterruptKey } from '../core/operator-input.js';
-import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
+import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
 import type { LoadedPack } from './pack-registry.js';
@@ -67,6 +67,8 @@ export class DetectorSession {
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
   private lastInterruptAtMs: number | undefined;
+  /** The output that followed the last interrupt key, until something is typed (core/types InterruptAnswer). */
+  private interruptAnswer: { readonly atMs: number; readonly lastOutputAtMs: number | undefined; readonly isOver: boolean } | undefined;
   private lastReportAtMs: number | undefined;
   /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
   private isReportPending = false;
@@ -101,6 +103,15 @@ export class DetectorSession {
     const readAtMs = atMs === undefined ? nowMs : Math.min(atMs, nowMs);
     this.lastOutputAtMs = Math.max(this.lastOutputAtMs ?? readAtMs, readAtMs);
     this.outputCount += 1;
+    this.noteInterruptAnswer(readAtMs);
+  }
+
+  /** A chunk read at `readAtMs` joins the interrupt key's answer, or ends it after a quiet gap. */
+  private noteInterruptAnswer(readAtMs: number): void {
+    const answer = this.interruptAnswer;
+    if (answer === undefined || answer.isOver || readAtMs < answer.atMs) return;
+    const isAfterQuiet = answer.lastOutputAtMs !== undefined && readAtMs - answer.lastOutputAtMs >= QUIET_RECHECK_MS;
+    this.interruptAnswer = isAfterQuiet ? { ...answer, isOver: true } : { ...answer, lastOutputAtMs: Math.max(answer.lastOutputAtMs ?? readAtMs, readAtMs) };
   }
 
   /** How much output has been handed over so far; a tick that waits for the screen passes it to evaluate(). */
@@ -123,8 +134,13 @@ export class DetectorSession {
     // back to working after Esc, and the Esc, counted as unanswered input, opened a new turn
     // whose end was published as done.
     const isInterrupt = bytes !== undefined && isInterruptKey(bytes);
-    if (isInterrupt) this.lastInterruptAtMs = nowMs;
-    else if (source === 'typed') this.lastOperatorInputAtMs = nowMs;
+    if (isInterrupt) {
+      this.lastInterruptAtMs = nowMs;
+      this.interruptAnswer = { atMs: nowMs, lastOutputAtMs: undefined, isOver: false };
+    } else if (source === 'typed') {
+      this.lastOperatorInputAtMs = nowMs;
+      this.interruptAnswer = undefined;
+    }
     this.markSeen(nowMs);
   }
 
@@ -169,6 +185,7 @@ export class DetectorSession {
       lastInputAtMs: this.lastInputAtMs,
       lastOperatorInputAtMs: this.lastOperatorInputAtMs,
       lastInterruptAtMs: this.lastInterruptAtMs,
+      interruptAnswer: this.interruptAnswerAt(nowMs),
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
       ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),
@@ -236,6 +253,13 @@ export class DetectorSession {
       }
       return { changed: false, entry: undefined };
     }
+  }
+
+  private interruptAnswerAt(nowMs: number): InterruptAnswer | undefined {
+    const answer = this.interruptAnswer;
+    if (answer === undefined) return undefined;
+    const isQuietNow = answer.lastOutputAtMs !== undefined && nowMs - answer.lastOutputAtMs >= QUIET_RECHECK_MS;
+    return { interruptAtMs: answer.atMs, lastOutputAtMs: answer.lastOutputAtMs, isOver: answer.isOver || isQuietNow };
   }
 
   private floorMs(nowMs: number): number {
