@@ -20,7 +20,7 @@ import {
 } from '../core/tick.js';
 import { TickLog, type TickLogEntry } from '../core/tick-log.js';
 import { inputSource, isInterruptKey } from '../core/operator-input.js';
-import type { EvidenceSnapshot, ExitEvidence, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
+import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
 import type { LoadedPack } from './pack-registry.js';
@@ -55,9 +55,20 @@ export class DetectorSession {
   private detector: DetectorState;
   private readonly startedAtMs: number;
   private lastOutputAtMs: number | undefined;
+  /**
+   * Output hand-overs counted, and how many of them the last tick's screen held: output is due a
+   * recheck while some hand-over is not evaluated yet. Not "read after the last tick": the native
+   * relay stamps chunks with their read time, and a chunk read just before a tick but handed
+   * over after it (live: Codex deny in a tmux pane, its "Conversation interrupted" frame) lost
+   * its quiet recheck and waited for the 1 s floor (published 1.3 s after the frame).
+   */
+  private outputCount = 0;
+  private evaluatedOutputCount = 0;
   private lastInputAtMs: number | undefined;
   private lastOperatorInputAtMs: number | undefined;
   private lastInterruptAtMs: number | undefined;
+  /** The output that followed the last interrupt key, until something is typed (core/types InterruptAnswer). */
+  private interruptAnswer: { readonly atMs: number; readonly lastOutputAtMs: number | undefined; readonly isOver: boolean } | undefined;
   private lastReportAtMs: number | undefined;
   /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
   private isReportPending = false;
@@ -91,6 +102,21 @@ export class DetectorSession {
     const nowMs = this.options.clock.nowMs();
     const readAtMs = atMs === undefined ? nowMs : Math.min(atMs, nowMs);
     this.lastOutputAtMs = Math.max(this.lastOutputAtMs ?? readAtMs, readAtMs);
+    this.outputCount += 1;
+    this.noteInterruptAnswer(readAtMs);
+  }
+
+  /** A chunk read at `readAtMs` joins the interrupt key's answer, or ends it after a quiet gap. */
+  private noteInterruptAnswer(readAtMs: number): void {
+    const answer = this.interruptAnswer;
+    if (answer === undefined || answer.isOver || readAtMs < answer.atMs) return;
+    const isAfterQuiet = answer.lastOutputAtMs !== undefined && readAtMs - answer.lastOutputAtMs >= QUIET_RECHECK_MS;
+    this.interruptAnswer = isAfterQuiet ? { ...answer, isOver: true } : { ...answer, lastOutputAtMs: Math.max(answer.lastOutputAtMs ?? readAtMs, readAtMs) };
+  }
+
+  /** How much output has been handed over so far; a tick that waits for the screen passes it to evaluate(). */
+  outputMark(): number {
+    return this.outputCount;
   }
 
   /**
@@ -108,8 +134,13 @@ export class DetectorSession {
     // back to working after Esc, and the Esc, counted as unanswered input, opened a new turn
     // whose end was published as done.
     const isInterrupt = bytes !== undefined && isInterruptKey(bytes);
-    if (isInterrupt) this.lastInterruptAtMs = nowMs;
-    else if (source === 'typed') this.lastOperatorInputAtMs = nowMs;
+    if (isInterrupt) {
+      this.lastInterruptAtMs = nowMs;
+      this.interruptAnswer = { atMs: nowMs, lastOutputAtMs: undefined, isOver: false };
+    } else if (source === 'typed') {
+      this.lastOperatorInputAtMs = nowMs;
+      this.interruptAnswer = undefined;
+    }
     this.markSeen(nowMs);
   }
 
@@ -154,6 +185,7 @@ export class DetectorSession {
       lastInputAtMs: this.lastInputAtMs,
       lastOperatorInputAtMs: this.lastOperatorInputAtMs,
       lastInterruptAtMs: this.lastInterruptAtMs,
+      interruptAnswer: this.interruptAnswerAt(nowMs),
       process: this.exit === undefined ? this.options.processes(nowMs) : { sampled: false, reason: 'agent exited' },
       exit: this.exit,
       ...(this.options.reports === undefined ? {} : { reports: this.options.reports(nowMs) }),
@@ -170,7 +202,7 @@ export class DetectorSession {
     const nowMs = this.options.clock.nowMs();
     if (this.lastTickAtMs === undefined) return nowMs;
     const due = [this.lastTickAtMs + this.floorMs(nowMs)];
-    if (this.lastOutputAtMs !== undefined && this.lastOutputAtMs >= this.lastTickAtMs) {
+    if (this.lastOutputAtMs !== undefined && this.outputCount > this.evaluatedOutputCount) {
       due.push(this.lastOutputAtMs + QUIET_RECHECK_MS, this.lastTickAtMs + STREAMING_RECHECK_MS);
     }
     if (this.lastInputAtMs !== undefined && this.lastInputAtMs >= this.lastTickAtMs) {
@@ -188,11 +220,14 @@ export class DetectorSession {
   /**
    * One tick at the clock's now. Skips the pack and arbitration when nothing they read changed
    * and no time-based rule came due. Never throws: a failure is a warning and the tick is lost.
+   * `outputMark`: the output hand-overs the screen held when the tick began waiting for it
+   * (outputMark()); by default all of them (replay writes each chunk before it ticks).
    */
-  evaluate(): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
+  evaluate(outputMark = this.outputCount): { readonly changed: boolean; readonly entry: TickLogEntry | undefined } {
     const nowMs = this.options.clock.nowMs();
     this.lastTickAtMs = nowMs;
     this.isReportPending = false;
+    this.evaluatedOutputCount = Math.max(this.evaluatedOutputCount, Math.min(outputMark, this.outputCount));
     try {
       const pack = this.options.packs(nowMs);
       const isPackSwapped = pack !== this.pack;
@@ -218,6 +253,13 @@ export class DetectorSession {
       }
       return { changed: false, entry: undefined };
     }
+  }
+
+  private interruptAnswerAt(nowMs: number): InterruptAnswer | undefined {
+    const answer = this.interruptAnswer;
+    if (answer === undefined) return undefined;
+    const isQuietNow = answer.lastOutputAtMs !== undefined && nowMs - answer.lastOutputAtMs >= QUIET_RECHECK_MS;
+    return { interruptAtMs: answer.atMs, lastOutputAtMs: answer.lastOutputAtMs, isOver: answer.isOver || isQuietNow };
   }
 
   private floorMs(nowMs: number): number {

@@ -5,7 +5,11 @@
  *
  * - process exit publishes at once (it is final);
  * - a freeze decision holds the published state and leaves pending holds untouched;
- * - blocked publishes at once; so does strong working, and any working while leaving blocked;
+ * - blocked publishes at once; so does strong working, and any working while leaving blocked,
+ *   except in the agent's first answer to an interrupt key (Esc, Ctrl-C; nothing typed since,
+ *   output not yet quiet QUIET_RECHECK_MS): working drawn there must hold
+ *   INTERRUPT_WORKING_CONFIRM_MS, as the frame the agent was drawing before it handled the key
+ *   can still say working;
  * - weak working must persist WEAK_WORKING_CONFIRM_MS before it replaces idle or unknown;
  * - strong idle from a rule with a `reason` (a drawn, named end of turn) publishes at once;
  * - otherwise idle must persist IDLE_HOLD_STRONG_MS (strong) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
@@ -23,12 +27,13 @@ import {
   IDLE_HOLD_CAP_MS,
   IDLE_HOLD_STRONG_MS,
   IDLE_HOLD_WEAK_MS,
+  INTERRUPT_WORKING_CONFIRM_MS,
   STOPPED_STUCK_MS,
   UNKNOWN_HOLD_MS,
   WATCHDOG_QUIET_MS,
   WEAK_WORKING_CONFIRM_MS,
 } from './policy.js';
-import type { Confidence, EvidenceSnapshot, RawState } from './types.js';
+import type { Confidence, EvidenceSnapshot, InterruptAnswer, RawState } from './types.js';
 
 /** What debounce remembers between evaluations. All times are session-clock milliseconds. */
 export interface DebounceState {
@@ -40,6 +45,8 @@ export interface DebounceState {
   readonly weakWorkingSinceMs: number | undefined;
   /** Since when arbitration has found nothing while something else is published. */
   readonly unknownSinceMs: number | undefined;
+  /** Since when working has been decided inside the agent's first answer to an interrupt key. */
+  readonly interruptWorkingSinceMs?: number | undefined;
   /** Times of published transitions within FLAP_WINDOW_MS, oldest first. */
   readonly transitionsMs: readonly number[];
 }
@@ -61,6 +68,7 @@ export type DebounceReason =
   | 'same-as-published'
   | 'blocked-at-once'
   | 'working-at-once'
+  | 'working-after-interrupt'
   | 'weak-working-confirming'
   | 'weak-working-confirmed'
   | 'idle-named-end'
@@ -101,11 +109,21 @@ function pruneTransitions(transitionsMs: readonly number[], nowMs: number): read
   return transitionsMs.filter((atMs) => nowMs - atMs < FLAP_WINDOW_MS);
 }
 
+/**
+ * Whether working decided now is inside the agent's first answer to an interrupt key, still
+ * being drawn: the frame may be the one it was drawing before it handled the key. Working in
+ * later output, after the answer went quiet (Grok answers a denial with a new request), is not.
+ */
+function isInInterruptAnswer(answer: InterruptAnswer | undefined): boolean {
+  return answer !== undefined && !answer.isOver && answer.lastOutputAtMs !== undefined;
+}
+
 export function debounce(
   previousPublished: RawState,
   decision: Decision,
   pending: DebounceState,
   nowMs: number,
+  interrupt?: InterruptAnswer,
 ): DebounceResult {
   const recent = pruneTransitions(pending.transitionsMs, nowMs);
   const result = (
@@ -143,10 +161,18 @@ export function debounce(
         const next =
           decision.confidence === 'strong'
             ? cleared
-            : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined };
+            : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, interruptWorkingSinceMs: undefined };
         return result('working', next, 'steady', 'same-as-published');
       }
       if (decision.confidence === 'strong' || previousPublished === 'blocked') {
+        if (isInInterruptAnswer(interrupt)) {
+          // Published once it held INTERRUPT_WORKING_CONFIRM_MS: Pi's loader after a denial is
+          // real work and keeps being drawn; Codex's stale frame was gone 11 ms later.
+          const sinceMs = pending.interruptWorkingSinceMs ?? nowMs;
+          if (!hasElapsed(sinceMs, INTERRUPT_WORKING_CONFIRM_MS, nowMs)) {
+            return result(previousPublished, { ...cleared, interruptWorkingSinceMs: sinceMs }, 'hold', 'working-after-interrupt', `${nowMs - sinceMs} of ${INTERRUPT_WORKING_CONFIRM_MS} ms`);
+          }
+        }
         return result('working', cleared, 'publish', 'working-at-once');
       }
       const sinceMs = pending.weakWorkingSinceMs ?? nowMs;
@@ -156,7 +182,7 @@ export function debounce(
       }
       return result(
         previousPublished,
-        { ...pending, idleRunMs: undefined, weakWorkingSinceMs: sinceMs, unknownSinceMs: undefined },
+        { ...pending, idleRunMs: undefined, weakWorkingSinceMs: sinceMs, unknownSinceMs: undefined, interruptWorkingSinceMs: undefined },
         'hold',
         'weak-working-confirming',
         `${heldMs} of ${WEAK_WORKING_CONFIRM_MS} ms`,
@@ -210,7 +236,7 @@ export function debounce(
       // Neutral for a pending idle run: keep it, so one empty evaluation does not restart the hold.
       return result(
         previousPublished,
-        { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: sinceMs },
+        { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: sinceMs, interruptWorkingSinceMs: undefined },
         'hold',
         'unknown-grace',
         `${heldMs} of ${UNKNOWN_HOLD_MS} ms`,
@@ -232,6 +258,7 @@ export function debounceDeadlinesMs(pending: DebounceState, lastDecision: Decisi
   }
   if (pending.weakWorkingSinceMs !== undefined) deadlines.push(pending.weakWorkingSinceMs + WEAK_WORKING_CONFIRM_MS);
   if (pending.unknownSinceMs !== undefined) deadlines.push(pending.unknownSinceMs + UNKNOWN_HOLD_MS);
+  if (pending.interruptWorkingSinceMs !== undefined) deadlines.push(pending.interruptWorkingSinceMs + INTERRUPT_WORKING_CONFIRM_MS);
   return deadlines;
 }
 

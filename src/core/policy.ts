@@ -80,6 +80,17 @@ export const IDLE_HOLD_CAP_MS = 5000;
 export const WEAK_WORKING_CONFIRM_MS = 1000;
 
 /**
+ * How long working must hold, in the agent's first answer to an interrupt key (Esc, Ctrl-C,
+ * nothing typed since; the output that followed the key until it went quiet QUIET_RECHECK_MS),
+ * before it replaces blocked or idle. Live in a tmux pane, Codex answered Esc at its permission
+ * dialog with one frame still saying "Working (1s • esc to interrupt)" and, 11 ms later,
+ * "Conversation interrupted": a tick that fell between the two published working for 1.3 s after
+ * the operator denied. Pi answers a denial with real work, its loader redrawn every 80 ms for
+ * 0.8 s (recordings/pi/deny-*): 100 ms tells the two apart and delays real working by at most that.
+ */
+export const INTERRUPT_WORKING_CONFIRM_MS = 100;
+
+/**
  * A published state is kept this long while arbitration finds nothing before `unknown` is
  * published: one empty evaluation (a screen cleared for a redraw, a transient pack miss) must
  * not flap the record. 2 s is two 1 Hz ticks, so a single empty tick never shows.

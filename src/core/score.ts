@@ -12,7 +12,9 @@
  *   segment's (consecutive labels with the same state are one segment; the first certain
  *   segment is not a change; `working → uncertain → working` is not a change). Its latency runs
  *   from the moment the state changed — the start of the `uncertain` span right before the new
- *   label if there is one, else the new label's time — to the first sample at or after that
+ *   label if there is one (of its last line, when consecutive `uncertain` lines restart it: the
+ *   lab writes one where a new event, such as a tool call, came while the previous event's
+ *   window was still open), else the new label's time — to the first sample at or after that
  *   moment where the published state equals the new label (samples inside that uncertain span
  *   count for detection). No such sample before the new segment ends is a miss.
  * - A spurious transition is a published change, at a time inside one certain label segment
@@ -148,6 +150,8 @@ interface Segment {
   /** Exclusive, except for the last segment, which includes the duration itself. */
   readonly endUs: number;
   readonly isLast: boolean;
+  /** For an `uncertain` segment: the time of its last label line (where its latest event began). */
+  readonly lastLineUs: number;
 }
 
 export function scoredClassOf(transition: PublishedTransition | undefined): ScoredClass {
@@ -201,7 +205,7 @@ export function analyzeRecording(input: ScoreInput): RecordingAnalysis {
   let uncertainStartUs: number | undefined;
   for (const segment of segments) {
     if (segment.state === 'uncertain') {
-      uncertainStartUs = segment.startUs;
+      uncertainStartUs = segment.lastLineUs;
       continue;
     }
     const state = segment.state;
@@ -322,14 +326,18 @@ export function nearestRank(sorted: readonly number[], percent: number): number 
 
 /** Labels → segments clipped to the duration: equal times keep the later label, same states merge. */
 function segmentsOf(labels: readonly Label[], durationUs: number): Segment[] {
-  const starts: { state: LabelState; startUs: number }[] = [];
+  const starts: { state: LabelState; startUs: number; lastLineUs: number }[] = [];
   for (const label of labels) {
     const startUs = toUs(label.t);
     if (startUs > durationUs) break;
     const previous = starts.at(-1);
     if (previous !== undefined && previous.startUs === startUs) starts.pop();
-    if (starts.at(-1)?.state === label.state) continue;
-    starts.push({ state: label.state, startUs });
+    const current = starts.at(-1);
+    if (current?.state === label.state) {
+      starts[starts.length - 1] = { ...current, lastLineUs: startUs };
+      continue;
+    }
+    starts.push({ state: label.state, startUs, lastLineUs: startUs });
   }
   return starts.map((start, index) => {
     const next = starts[index + 1];
@@ -338,6 +346,7 @@ function segmentsOf(labels: readonly Label[], durationUs: number): Segment[] {
       startUs: start.startUs,
       endUs: next === undefined ? durationUs : next.startUs,
       isLast: next === undefined,
+      lastLineUs: start.lastLineUs,
     };
   });
 }

@@ -99,6 +99,19 @@ export interface ExitEvidence {
 }
 
 /**
+ * The output that answered the operator's last interrupt key (Esc, Ctrl-C, nothing typed since):
+ * the burst that followed it, over once output was quiet QUIET_RECHECK_MS. The agent may still
+ * draw the frame it was drawing before it handled the key in it (core/debounce.ts).
+ */
+export interface InterruptAnswer {
+  readonly interruptAtMs: number;
+  /** The last output read in the answer; undefined while none came. */
+  readonly lastOutputAtMs: number | undefined;
+  /** Output went quiet QUIET_RECHECK_MS after the answer: later frames are new drawing. */
+  readonly isOver: boolean;
+}
+
+/**
  * Everything one tick knows, immutable. Built by app/evidence from the screen mirror and the
  * probes; consumed by pure core functions. Times are monotonic milliseconds from the session clock.
  */
@@ -125,6 +138,8 @@ export interface EvidenceSnapshot {
   readonly lastOperatorInputAtMs?: number | undefined;
   /** The last interrupt key the operator pressed (Esc, Ctrl-C; core/operator-input.ts). Absent: none. */
   readonly lastInterruptAtMs?: number | undefined;
+  /** The agent's first answer to that key (core/debounce.ts InterruptAnswer); absent once something was typed after it. */
+  readonly interruptAnswer?: InterruptAnswer | undefined;
   readonly process: ProcessEvidence;
   readonly exit: ExitEvidence | undefined;
   /**

@@ -49,6 +49,35 @@ describe('DetectorSession tick cadence', () => {
     expect(session.nextDueMs() - clock.nowMs()).toBe(TICK_MS);
   });
 
+  it('output read just before a tick but handed over after it is still rechecked QUIET_RECHECK_MS after its read', () => {
+    // The native relay stamps each chunk with its read time; live (Codex deny in a tmux pane) a
+    // chunk read 3 ms before a tick was handed over after it and waited for the 1 s floor.
+    const { clock, session, runUntil } = quietSession(() => 0);
+    runUntil(2000);
+    clock.advanceTo(2500);
+    session.noteOutput(2500);
+    clock.advanceTo(2504);
+    session.evaluate(session.outputMark());
+    clock.advanceTo(2506);
+    session.noteOutput(2503);
+
+    expect(session.nextDueMs()).toBe(2503 + QUIET_RECHECK_MS);
+  });
+
+  it('output handed over while a tick waited for the screen stays due after that tick', () => {
+    const { clock, session } = quietSession(() => 0);
+    session.evaluate();
+    clock.advanceTo(500);
+    session.noteOutput(500);
+    const markAtTickStart = session.outputMark();
+    clock.advanceTo(506);
+    session.noteOutput(505);
+    clock.advanceTo(510);
+    session.evaluate(markAtTickStart);
+
+    expect(session.nextDueMs()).toBe(505 + QUIET_RECHECK_MS);
+  });
+
   it("keeps the 1 s floor while the agent's tree uses CPU", () => {
     const { runUntil } = quietSession(() => CPU_BUSY_RATE / 2);
 

@@ -162,6 +162,27 @@ describe('capture lab labels', () => {
 
   it('drops a state whose settle window reaches the next mark', () => {
     const labels = buildLabels([{ t: 0, state: 'working' }, { t: 200, state: 'blocked', settle: 500 }, { t: 400, state: 'working' }], [], 0);
-    expect(labels.map((l) => l.state)).toEqual(['uncertain', 'working']);
+    expect(labels.map((l) => l.state)).toEqual(['uncertain', 'uncertain', 'uncertain', 'working']);
+    expect(labels.filter((l) => l.state !== 'uncertain')).toEqual([{ t: 0.8, state: 'working' }]);
+  });
+
+  it('restarts the uncertain span where a new state begins inside the previous mark\'s window (the scorer times the change from there)', () => {
+    // The e2e run's Claude deny (tmux, hooks off, 2026-12-02 03:58): Enter at 6.718 s, Claude's
+    // 1.2 s submit window, the tool call at 7.894 s and its 1 s drawing window.
+    const labels = buildLabels([
+      { t: 3970, state: 'idle', settle: 0 },
+      { t: 6718, state: 'working', settle: 1200 },
+      { t: 7894, state: 'blocked', settle: 1000 },
+      { t: 10081, state: 'idle', settle: 500 },
+    ], [], 0);
+    expect(labels).toEqual([
+      { t: 0, state: 'uncertain' },
+      { t: 3.97, state: 'idle' },
+      { t: 6.718, state: 'uncertain' },
+      { t: 7.894, state: 'uncertain' },
+      { t: 8.894, state: 'blocked' },
+      { t: 10.081, state: 'uncertain' },
+      { t: 10.581, state: 'idle' },
+    ]);
   });
 });

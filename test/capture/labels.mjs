@@ -8,6 +8,10 @@
 //     (it may still be animating streamed text after the stream ended), at least
 //     QUIET_MIN_MS and at most QUIET_CAP_MS after the mark. Output timing is bytes-on-the-wire
 //     timing, not screen content: it says when drawing stopped, not what was drawn.
+// A mark whose window reaches the next mark leaves only `uncertain` (the CLI may not have drawn
+// its state yet). When the next mark is a new state (a tool call 1.18 s after Enter, inside
+// Claude's 1.2 s submit window), its own window starts a second `uncertain` line: the scorer
+// counts the new state's latency from that line, the event that caused it, not from Enter.
 
 export const SETTLE_MS = 400;
 export const QUIET_MS = 350;
@@ -39,24 +43,28 @@ export function buildLabels(marks, outputTimes, castStartWall) {
     const m = sorted[i];
     const next = sorted[i + 1]?.t ?? Infinity;
     const settleEnd = m.settle === 'quiet' ? quietAfter(outputTimes, m.t) : m.t + (m.settle ?? SETTLE_MS);
+    // A certain state's window that opens while a different mark's window is still uncertain.
+    const restart = m.state !== 'uncertain' && i > 0 && sorted[i - 1].state !== m.state;
     if (m.state === 'uncertain' || settleEnd >= next) {
-      spans.push({ t: m.t, state: 'uncertain' });
+      spans.push({ t: m.t, state: 'uncertain', restart });
       continue;
     }
-    if (settleEnd > m.t) spans.push({ t: m.t, state: 'uncertain' });
+    if (settleEnd > m.t) spans.push({ t: m.t, state: 'uncertain', restart });
     spans.push({ t: settleEnd, state: m.state });
   }
   const out = [];
   for (const s of spans) {
     const t = Math.max(0, Math.round(s.t - castStartWall) / 1000);
     const last = out[out.length - 1];
-    if (last && last.state === s.state) continue;
     if (last && last.t === t) { out[out.length - 1] = { t, state: s.state }; continue; }
+    if (last && last.state === s.state && !(s.state === 'uncertain' && s.restart)) continue;
     out.push({ t, state: s.state });
   }
   if (out.length === 0 || out[0].t > 0) out.unshift({ t: 0, state: 'uncertain' });
-  // Merging after the unshift/overwrite may leave neighbours equal; fold them once more.
-  return out.filter((l, i) => i === 0 || l.state !== out[i - 1].state);
+  // Merging after the unshift/overwrite may leave neighbours equal; fold them once more (an
+  // uncertain line that restarts the span stays).
+  const restarts = new Set(spans.filter((s) => s.restart).map((s) => Math.max(0, Math.round(s.t - castStartWall) / 1000)));
+  return out.filter((l, i) => i === 0 || l.state !== out[i - 1].state || (l.state === 'uncertain' && restarts.has(l.t)));
 }
 
 export function labelsToJsonl(labels) {

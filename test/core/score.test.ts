@@ -80,6 +80,21 @@ describe('accuracy', () => {
 });
 
 describe('detection latency', () => {
+  it('runs from the last line of an uncertain span that a second line restarted (a new event inside the previous window)', () => {
+    // Enter at 1.0 (its window still open), a tool call at 1.5 restarts the span; blocked at 2.5.
+    const score = scoreRecording(
+      input({
+        labels: labels('idle@0', 'uncertain@1', 'uncertain@1.5', 'blocked@2.5'),
+        published: published('idle@0', 'blocked@1.75'),
+        durationS: 3,
+      }),
+    );
+
+    // First blocked sample 1.8: 300 ms after the tool call (800 ms after Enter, as before).
+    expect(score.latency_ms).toMatchObject({ p50: 300, max: 300 });
+    expect(score.accuracy).toBe(1);
+  });
+
   it('runs from the start of the uncertain span before the new label, detection inside the span included', () => {
     // Changed at 1.0 (uncertain start), blocked published at 1.35 → first blocked sample 1.4.
     const analysis = analyzeRecording(

@@ -10,7 +10,9 @@ import type { Clock } from '../../adapters/clock.js';
 /** What the loop drives: the detector session's two tick-facing methods. */
 export interface Tickable {
   nextDueMs(): number;
-  evaluate(): { readonly changed: boolean };
+  /** How much output has been handed over; evaluate() is told how much the awaited screen held. */
+  outputMark(): number;
+  evaluate(outputMark: number): { readonly changed: boolean };
 }
 
 export class TickLoop {
@@ -92,9 +94,11 @@ export class TickLoop {
     this.immediate = undefined;
     if (this.isTickingNow) return;
     this.isTickingNow = true;
+    // Output handed over while the tick waits may not be parsed when it evaluates: it stays due.
+    const outputMark = this.detector.outputMark();
     void this.lastWrite
       .then(() => {
-        const { changed } = this.detector.evaluate();
+        const { changed } = this.detector.evaluate(outputMark);
         this.afterTick(changed, this.clock.nowMs());
       })
       .finally(() => {

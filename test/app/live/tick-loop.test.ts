@@ -5,7 +5,7 @@ import { TickLoop } from '../../../src/app/live/tick-loop.js';
 /** A detector that is always due and counts its evaluations. */
 function detector() {
   const calls: string[] = [];
-  return { calls, nextDueMs: () => 0, evaluate: () => (calls.push('evaluate'), { changed: calls.length === 1 }) };
+  return { calls, nextDueMs: () => 0, outputMark: () => 0, evaluate: () => (calls.push('evaluate'), { changed: calls.length === 1 }) };
 }
 
 const until = async (condition: () => boolean): Promise<void> => {
@@ -31,6 +31,24 @@ describe('TickLoop', () => {
     expect(after[0]).toBe(true);
   });
 
+  it('tells evaluate how much output the awaited screen held, not what was handed over during the wait', async () => {
+    let handedOver = 1;
+    const marks: number[] = [];
+    const d = { nextDueMs: () => 1e9, outputMark: () => handedOver, evaluate: (mark: number) => (marks.push(mark), { changed: false }) };
+    const loop = new TickLoop(d, manualClock(0), () => undefined);
+    let parse!: () => void;
+    loop.noteWrite(new Promise<void>((resolve) => (parse = resolve)));
+
+    loop.tickNow();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    handedOver = 2; // a chunk handed over while the tick waits: its write is queued behind
+    parse();
+    await until(() => marks.length > 0);
+    loop.stop();
+
+    expect(marks).toEqual([1]);
+  });
+
   it('re-arms after each tick until stopped, and a poke after stop arms nothing', async () => {
     const d = detector();
     const loop = new TickLoop(d, manualClock(0), () => undefined);
@@ -46,7 +64,7 @@ describe('TickLoop', () => {
   });
 
   it('wakes for what afterTick has due (the record refresh) when the detector has nothing due sooner', async () => {
-    const farOff = { calls: [] as string[], nextDueMs: () => 1e9, evaluate: () => ({ changed: false }) };
+    const farOff = { calls: [] as string[], nextDueMs: () => 1e9, outputMark: () => 0, evaluate: () => ({ changed: false }) };
     const refreshes: number[] = [];
     let refreshDueMs = 0;
     const loop = new TickLoop(farOff, manualClock(0), (_changed, nowMs) => {
@@ -66,7 +84,7 @@ describe('TickLoop', () => {
   });
 
   it('tickNow evaluates in this wake-up, after the noted write is parsed, though nothing is due', async () => {
-    const d = { calls: [] as string[], nextDueMs: () => 1e9, evaluate: () => (d.calls.push('evaluate'), { changed: false }) };
+    const d = { calls: [] as string[], nextDueMs: () => 1e9, outputMark: () => 0, evaluate: () => (d.calls.push('evaluate'), { changed: false }) };
     const loop = new TickLoop(d, manualClock(0), () => undefined);
     let parse!: () => void;
     loop.noteWrite(new Promise<void>((resolve) => (parse = resolve)));
