@@ -75,6 +75,14 @@ describe('seeding of the issue-16 agents', () => {
     expect(cfg.provider.mock.options.baseURL).toBe(`${BASE}/v1`);
   });
 
+  it('opencode allows a pre-approved command after the catch-all ask, as its last matching pattern decides', () => {
+    const runDir = mkdtempSync(join(tmpdir(), 'agents-seed-opencode-'));
+    dirs.push(runDir);
+    const s = seed('opencode', { runDir, baseUrl: BASE, options: { allowShell: ['sleep 8'] } });
+    const cfg = JSON.parse(readFileSync(join(s.home, '.config', 'opencode', 'opencode.json'), 'utf8'));
+    expect(Object.entries(cfg.permission.bash)).toEqual([['*', 'ask'], ['sleep 8', 'allow']]);
+  });
+
   it('qwen runs in the default approval mode without follow-up suggestions', () => {
     const s = seeded('qwen');
     expect(AGENTS['qwen']?.args).toEqual(['--approval-mode', 'default']);

@@ -144,7 +144,9 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         snapshot: false,
         model: 'mock/mock-model',
         small_model: 'mock/mock-model',
-        permission: { bash: options.allowShell ? Object.fromEntries([...options.allowShell.map((c) => [c, 'allow']), ['*', 'ask']]) : 'ask', edit: 'ask' },
+        // The last pattern that matches a command decides (1.18.33 asked for `sleep 8` under
+        // {"sleep 8": "allow", "*": "ask"}), so the catch-all goes first.
+        permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
         provider: {
           mock: {
             npm: '@ai-sdk/openai-compatible',
