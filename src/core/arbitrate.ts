@@ -166,6 +166,8 @@ export interface Decision {
   readonly reportSource?: string;
   /** The winning rule's `reason` (e.g. "api-error"), when it declares one. */
   readonly reason?: string;
+  /** The winning rule's own idle hold (`idle_hold_ms`), when a strong idle rule declares one. */
+  readonly idleHoldMs?: number;
 }
 
 /** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
@@ -319,7 +321,9 @@ type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, win
  */
 function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined, verdict: PackVerdict | undefined): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
-    const reason = ruleId === undefined ? undefined : verdict?.matches.find((match) => match.ruleId === ruleId)?.reason;
+    const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
+    const reason = match?.reason;
+    const idleHold = raw === 'idle' && confidence === 'strong' ? match?.idleHoldMs : undefined;
     const outranked = liveClaims.filter((live) => live !== claim);
     if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
     if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
@@ -334,6 +338,7 @@ function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: bo
       isCpuBusy,
       ...(claim === undefined ? {} : { reportSource: claim.source }),
       ...(reason === undefined ? {} : { reason }),
+      ...(idleHold === undefined ? {} : { idleHoldMs: idleHold }),
     };
   };
 }

@@ -12,7 +12,8 @@
  *   can still say working;
  * - weak working must persist WEAK_WORKING_CONFIRM_MS before it replaces idle or unknown;
  * - strong idle from a rule with a `reason` (a drawn, named end of turn) publishes at once;
- * - otherwise idle must persist IDLE_HOLD_STRONG_MS (strong) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
+ * - otherwise idle must persist IDLE_HOLD_STRONG_MS (strong; a rule's own `idle_hold_ms` instead, when
+ *   it declares one) or IDLE_HOLD_WEAK_MS (weak, and with a quiet
  *   CPU) in one uninterrupted run; weak working and a busy CPU interrupt the run, and
  *   IDLE_HOLD_CAP_MS after the first idle candidate idle publishes anyway, so oscillating weak
  *   evidence cannot pin working; strong working or blocked ends the episode;
@@ -101,7 +102,9 @@ function hasElapsed(sinceMs: number, durationMs: number, nowMs: number): boolean
   return nowMs >= sinceMs + durationMs;
 }
 
-export function idleHoldMs(confidence: Confidence): number {
+/** The idle hold of a decision: the winning rule's own `idle_hold_ms`, else the confidence's. */
+export function idleHoldMs(confidence: Confidence, ruleHoldMs?: number): number {
+  if (ruleHoldMs !== undefined) return ruleHoldMs;
   return confidence === 'strong' ? IDLE_HOLD_STRONG_MS : IDLE_HOLD_WEAK_MS;
 }
 
@@ -212,7 +215,7 @@ export function debounce(
       }
       const runMs = pending.idleRunMs ?? nowMs;
       const heldMs = nowMs - runMs;
-      const holdMs = idleHoldMs(decision.confidence);
+      const holdMs = idleHoldMs(decision.confidence, decision.idleHoldMs);
       if (hasElapsed(runMs, holdMs, nowMs)) {
         return result('idle', cleared, 'publish', 'idle-hold-elapsed', `${heldMs} of ${holdMs} ms (${decision.confidence})`);
       }
@@ -254,7 +257,7 @@ export function debounceDeadlinesMs(pending: DebounceState, lastDecision: Decisi
   const deadlines: number[] = [];
   if (pending.idleFirstMs !== undefined) deadlines.push(pending.idleFirstMs + IDLE_HOLD_CAP_MS);
   if (pending.idleRunMs !== undefined) {
-    deadlines.push(pending.idleRunMs + idleHoldMs(lastDecision?.confidence ?? 'weak'));
+    deadlines.push(pending.idleRunMs + idleHoldMs(lastDecision?.confidence ?? 'weak', lastDecision?.idleHoldMs));
   }
   if (pending.weakWorkingSinceMs !== undefined) deadlines.push(pending.weakWorkingSinceMs + WEAK_WORKING_CONFIRM_MS);
   if (pending.unknownSinceMs !== undefined) deadlines.push(pending.unknownSinceMs + UNKNOWN_HOLD_MS);

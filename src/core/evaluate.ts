@@ -191,6 +191,7 @@ function toMatch(rule: CompiledRule): RuleMatch {
     strength: rule.rule.strength,
     region: regionLabel(rule.rule.region),
     ...(rule.rule.reason === undefined ? {} : { reason: rule.rule.reason }),
+    ...(rule.rule.idleHoldMs === undefined ? {} : { idleHoldMs: rule.rule.idleHoldMs }),
   };
 }
 

@@ -8,6 +8,7 @@ import { checkRegex } from './pack-regex.js';
 import { Collector, engineVersion, isTable, stringList, typeName } from './pack-toml-values.js';
 import { PACK_LIMITS, RULE_ENGINE_VERSION, type GateNode, type PackRule } from './pack-types.js';
 import { CARET_REGIONS, parseRegion, regionLabel, type RegionSpec } from './regions.js';
+import { IDLE_HOLD_STRONG_MS } from './policy.js';
 import type { RuleState, Strength } from './types.js';
 
 const RULE_KEYS = new Set([
@@ -26,6 +27,7 @@ const RULE_KEYS = new Set([
   'min_engine_version',
   'description',
   'reason',
+  'idle_hold_ms',
 ]);
 /** A rule's `reason`: a short label published with the state it decides (e.g. "api-error"). */
 const REASON_PATTERN = /^[a-z0-9][a-z0-9 ._:()-]{0,63}$/i;
@@ -185,6 +187,10 @@ function parseRule(raw: unknown, index: number, pack: { carets: readonly string[
     err('reason', `reason must be a short label (letters, digits, space . _ : ( ) -, at most 64), got ${typeof rawReason === 'string' ? JSON.stringify(rawReason) : typeName(rawReason)}`);
   }
 
+  const rawHold = raw['idle_hold_ms'];
+  const holdProblem = idleHoldProblem(rawHold, state, strength);
+  if (holdProblem !== undefined) err('idle_hold_ms', holdProblem);
+
   const { lists, gate } = parseMatchers(raw, { ruleId: idForMessages, index, headerLine, lines, out, at });
 
   if (out.errors.length > errorsBefore || state === undefined || region === undefined || minEngine === undefined) return undefined;
@@ -206,9 +212,24 @@ function parseRule(raw: unknown, index: number, pack: { carets: readonly string[
       minEngineVersion: minEngine,
       description: typeof rawDescription === 'string' ? rawDescription : undefined,
       ...(typeof rawReason === 'string' ? { reason: rawReason } : {}),
+      ...(typeof rawHold === 'number' ? { idleHoldMs: rawHold } : {}),
       line: headerLine,
     },
   };
+}
+
+/**
+ * What is wrong with a rule's `idle_hold_ms`, if anything. It may only shorten the strong idle
+ * hold, and only a strong idle rule has one: a weak idle must outlast a tool-call gap whatever
+ * the screen, and other states publish without an idle hold.
+ */
+function idleHoldProblem(value: unknown, state: RuleState | undefined, strength: Strength): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > IDLE_HOLD_STRONG_MS) {
+    return `idle_hold_ms must be an integer from 0 to ${IDLE_HOLD_STRONG_MS} (milliseconds), got ${typeof value === 'number' ? value : typeName(value)}`;
+  }
+  if (state !== 'idle' || strength !== 'strong') return `idle_hold_ms applies only to a strong idle rule (this one is ${strength} ${state ?? 'without a state'})`;
+  return undefined;
 }
 
 interface MatcherContext {

@@ -8,8 +8,9 @@ import type { RuleState, Strength } from './types.js';
  * can depend on (a new region, gate form or key) that an older engine would reject or misread.
  * - v1: flat matchers, line_regex/forbids_regex, nested gates, every region in docs/packs.md.
  * - v2: a rule's `reason`, published in the record with the state the rule decides.
+ * - v3: a strong idle rule's `idle_hold_ms`, its own (shorter) hold before it publishes.
  */
-export const RULE_ENGINE_VERSION = 2;
+export const RULE_ENGINE_VERSION = 3;
 export const PACK_SCHEMA_VERSION = 1;
 
 /** Limits, each far beyond what a real pack needs; see docs/packs.md "Limits". */
@@ -54,6 +55,11 @@ export interface PackRule {
   readonly description: string | undefined;
   /** Published with the state this rule decides (record `reason`), e.g. "api-error". */
   readonly reason?: string;
+  /**
+   * A strong idle rule's own hold before it publishes (default IDLE_HOLD_STRONG_MS): for a screen
+   * the agent draws only once its turn is over, never in a gap between tool calls.
+   */
+  readonly idleHoldMs?: number;
   /** 1-based line of the rule's `[[rule]]` header, for messages. */
   readonly line: number | undefined;
 }

@@ -205,6 +205,8 @@ export interface RuleMatch {
   readonly region: string;
   /** The rule's `reason`, when it declares one. */
   readonly reason?: string;
+  /** The rule's `idle_hold_ms`, when it declares one (a strong idle rule only). */
+  readonly idleHoldMs?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A fatal API error names the turn's end (rule api-error-turn-end, reason "api-error"), which
  * debounce publishes at once. The screens come from the error-fatal recordings of Claude Code,
- * Codex and Gemini CLI (fixtures/<agent>/, cut with test/capture/cut-fixture.mjs at labelled-idle seconds).
+ * Codex, Gemini CLI and OpenCode (fixtures/<agent>/, cut with test/capture/cut-fixture.mjs at labelled-idle seconds).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -53,5 +53,16 @@ describe('codex api-error-turn-end', () => {
 describe('gemini api-error-turn-end', () => {
   it('names the "✕ [API Error: …403…]" block above the input box', () => {
     expect(winnerOf('idle_api-error-403_error-fatal-80x24.txt', 'gemini')).toEqual({ ruleId: 'api-error-turn-end', reason: 'api-error' });
+  });
+});
+
+describe('opencode api-error-turn-end', () => {
+  it('names the barred error block under the prompt once the idle status row is back', () => {
+    expect(winnerOf('idle_api-error-turn-end_error-fatal-80x24.txt', 'opencode')).toEqual({ ruleId: 'api-error-turn-end', reason: 'api-error' });
+  });
+
+  it('does not name a turn that ended with an answer (a timed ▣ line under unbarred text)', () => {
+    expect(winnerOf('idle_after-answer_approve-80x24.txt', 'opencode')).toEqual({ ruleId: 'input-box-idle', reason: undefined });
+    expect(winnerOf('idle_finished-turn-light-theme_xterm-light-simple-80x24.txt', 'opencode')).toEqual({ ruleId: 'input-box-idle', reason: undefined });
   });
 });

@@ -7,6 +7,8 @@ export interface AgentProfile {
   keys: { submit: string; approve: string; deny: string; exit: string[] };
   startup: { key: string; then: string; restarts?: boolean; repaintBytes?: number; settleMs?: number }[];
   toolSettleMs?: number;
+  /** The driver answers a dialog only once the output has been quiet this long (its busy row animates until the dialog is drawn). */
+  dialogQuietMs?: number;
   submitSettleMs?: number;
   readyBytes?: number;
 }

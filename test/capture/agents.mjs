@@ -83,6 +83,9 @@ export const AGENTS = {
     // of a session is the slow one). Latency is still measured from the mark.
     submitSettleMs: 900,
     toolSettleMs: 1500,
+    // Its busy row animates until the permission or question panel replaces it: the driver
+    // answers only once its output has been quiet this long (driver.mjs), as a user who reads it.
+    dialogQuietMs: 500,
     // Permission dialog: "△ Permission required … Allow once  Allow always  Reject". Its busy
     // row says "esc interrupt" and asks for a second Esc ("esc again to interrupt").
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },

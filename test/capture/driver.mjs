@@ -29,6 +29,8 @@ export const AGENTWRAP_MAIN = join(REPO, 'dist', 'src', 'cli', 'main.js');
 const READY_QUIET_MS = 1200;
 const READY_CAP_MS = 30_000;
 const WAIT_CAP_MS = 120_000;
+/** How long the driver waits for a dialog to be drawn (`dialogQuietMs`) before it answers anyway. */
+const DIALOG_QUIET_CAP_MS = 10_000;
 /** After a text-only stream ends, a new main request this soon means the turn goes on. */
 const TURN_CONTINUE_MS = 1500;
 /**
@@ -466,6 +468,11 @@ export async function runScenario(opts) {
         case 'deny': {
           const call = await waitEvent((e) => e.type === 'tool_call_sent');
           if (!call) throw new Error('no tool call from the mock');
+          // A human reads a dialog once it is drawn: a CLI whose busy row animates until its
+          // dialog replaces it (`dialogQuietMs`, OpenCode) is waited for until its output goes
+          // quiet. Keys sent before the dialog is up go nowhere (OpenCode 1.18.21 on the loaded
+          // machine drew its panel after the driver's Enter, and waited for ever).
+          if (profile.dialogQuietMs) await waitQuiet(profile.dialogQuietMs, DIALOG_QUIET_CAP_MS);
           // A human reads the dialog; if the CLI runs the tool on its own meanwhile (its result
           // arrives as a new main request), there was no dialog and nothing to answer.
           const auto = await waitEvent(isMainRequest, 1800 + Math.floor(rng() * 1200), { advance: false });

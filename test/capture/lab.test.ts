@@ -38,6 +38,17 @@ describe('capture lab mock encoders', () => {
     expect(JSON.stringify(events.at(-2)?.[1])).toContain('"finish_reason":"tool_calls"');
   });
 
+  it('calls a named chat-completions tool with its scripted input (OpenCode: edit, question), the shell tool otherwise', () => {
+    const input = { filePath: 'app.js', oldString: 'a', newString: 'b' };
+    const call = (events: ReturnType<typeof chatEvents>['events']) =>
+      (events.find(([, d]) => JSON.stringify(d).includes('tool_calls')
+        && !JSON.stringify(d).includes('finish_reason":"tool_calls'))?.[1] as { choices: { delta: { tool_calls: { function: { name: string; arguments: string } }[] } }[] })
+        .choices[0]?.delta.tool_calls[0]?.function;
+
+    expect(call(chatEvents({ tool: { name: 'edit', input } }, { toolName: 'bash' }).events)).toEqual({ name: 'edit', arguments: JSON.stringify(input) });
+    expect(call(chatEvents({ tool: { command: 'ls' } }, { toolName: 'bash' }).events)).toEqual({ name: 'bash', arguments: JSON.stringify({ command: 'ls', description: 'Run a command' }) });
+  });
+
   it('ends a Gemini stream with finishReason STOP and sends no SSE comments', () => {
     const { events } = geminiEvents({ text: 'abc', tool: { command: 'ls' } });
     const wire = events.map(([n, d]) => encodeSse(n, d)).join('');
@@ -61,6 +72,7 @@ describe('capture lab mock encoders', () => {
     expect(first('gemini')).toMatchObject({ name: 'replace', input: { file_path: 'app.js' } });
     expect(first('codex')?.command).toMatch(/^apply_patch <<'EOF'\n\*\*\* Begin Patch\n\*\*\* Update File: app\.js\n[\s\S]*\*\*\* End Patch\nEOF$/);
     expect(first('codex')?.escalate).toBe(false);
+    expect(first('opencode')).toMatchObject({ name: 'edit', input: { filePath: 'app.js', oldString: '  return a + b;' } });
   });
 
   it('asks each CLI its question with its own tool', async () => {
@@ -68,6 +80,8 @@ describe('capture lab mock encoders', () => {
     const tool = (agent: string) => SCENARIOS['question']?.vary(() => 0.3, agent).script[0]?.tool;
     expect(tool('claude')?.name).toBe('AskUserQuestion');
     expect(tool('gemini')).toMatchObject({ name: 'ask_user', input: { questions: [{ type: 'choice', header: 'Runner' }] } });
+    expect(tool('opencode')).toMatchObject({ name: 'question', input: { questions: [{ header: 'Runner', multiple: false }] } });
+    expect(JSON.stringify(tool('opencode')?.input)).not.toContain('multiSelect');
   });
 
   it('answers a JSON schema with its first enum value and next_speaker user', () => {

@@ -132,8 +132,10 @@ export function chatEvents(step, { id = 'chatcmpl_mock', model = 'mock-model', c
     }
   }
   if (step.tool) {
-    const args = JSON.stringify({ command: step.tool.command, description: step.tool.description ?? 'Run a command' });
-    ev.push([null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: toolName, arguments: args } }] }, finish_reason: null }] }]);
+    // `tool.name` + `tool.input` call another of the CLI's tools (OpenCode's edit, question).
+    const name = step.tool.input ? step.tool.name : toolName;
+    const args = JSON.stringify(step.tool.input ?? { command: step.tool.command, description: step.tool.description ?? 'Run a command' });
+    ev.push([null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: args } }] }, finish_reason: null }] }]);
   }
   ev.push([null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: step.tool ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 } }]);
   ev.push([null, '[DONE]']);
@@ -221,6 +223,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
   let stepIndex = 0;
   let counter = 0;
   let loggedResponsesTools = false;
+  let loggedChatTools = false;
   const emit = (e) => {
     const full = { t: nowMs(), ...e };
     events.push(full);
@@ -337,6 +340,8 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
           for (const [n, d] of enc.events) res.write(encodeSse(n, d));
           return res.end();
         }
+        // The declared tools of the first main request, by name, in run.log (as for Responses).
+        if (!loggedChatTools) { loggedChatTools = true; log(`[mock] chat tools ${tools.map((t) => t.function?.name).join(',')}`); }
         const { step, stepNo } = nextStep('chat');
         if (step.error) return await sendError(res, 'chat', step, stepNo);
         const toolName = ['bash', 'shell', 'run_shell_command'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;

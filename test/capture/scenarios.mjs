@@ -166,6 +166,9 @@ export const SCENARIOS = {
   },
 };
 
+/** Each CLI's multiple-choice question tool, where it is not Claude Code's AskUserQuestion. */
+const QUESTION_TOOLS = { gemini: 'ask_user', opencode: 'question' };
+
 const LONG_TEXT = Array.from({ length: 150 }, (_, i) => `${String(i + 1).padStart(3, ' ')}. step ${i + 1} of the checklist: read, change, test, commit.`).join('\n');
 
 // Working-day scenarios (issue 16). The Claude-only ones call Claude Code's own tools.
@@ -185,9 +188,10 @@ Object.assign(SCENARIOS, {
   // then Edit. Codex 0.171 offers the mock model no apply_patch tool, so the patch goes through
   // its shell tool as `apply_patch <<'EOF' …` (Codex intercepts it and asks "Would you like to
   // make the following edits?" with the diff: the workspace is seeded read-only, as a user who
-  // reviews every edit runs it). Gemini: its `replace` tool ("Apply this change?").
+  // reviews every edit runs it). Gemini: its `replace` tool ("Apply this change?"). OpenCode: its
+  // `edit` tool (the seeded `permission.edit: "ask"` puts its diff in the permission panel).
   edit: {
-    agents: ['claude', 'codex', 'gemini'],
+    agents: ['claude', 'codex', 'gemini', 'opencode'],
     seed: { codexSandbox: 'read-only' },
     vary: (rng, agent) => {
       const newLine = pick(rng, ["  if (typeof a !== 'number' || typeof b !== 'number') throw new TypeError('add: numbers only');", "  if (!Number.isFinite(a) || !Number.isFinite(b)) throw new RangeError('add: finite numbers only');"]);
@@ -199,6 +203,12 @@ Object.assign(SCENARIOS, {
         const patch = ['apply_patch <<\'EOF\'', '*** Begin Patch', '*** Update File: app.js', '@@', ' export function add(a, b) {', `+${newLine}`, '   return a + b;', '*** End Patch', 'EOF'].join('\n');
         return {
           script: [{ think: 700, text: say, chunkMs: 35, tool: { command: patch, description: 'Edit app.js', escalate: false } }, done],
+          actions: [{ do: 'idle', ms: 1000 }, { do: 'prompt', text: prompt }, { do: 'approve' }, { do: 'turn_end' }, { do: 'idle', ms: 3000 }],
+        };
+      }
+      if (agent === 'opencode') {
+        return {
+          script: [{ think: 700, text: say, chunkMs: 35, tool: { name: 'edit', input: { filePath: 'app.js', oldString: '  return a + b;', newString: `${newLine}\n  return a + b;` } } }, done],
           actions: [{ do: 'idle', ms: 1000 }, { do: 'prompt', text: prompt }, { do: 'approve' }, { do: 'turn_end' }, { do: 'idle', ms: 3000 }],
         };
       }
@@ -225,12 +235,13 @@ Object.assign(SCENARIOS, {
       };
     },
   },
-  // Claude Code's AskUserQuestion; Gemini CLI's ask_user (same shape, plus a question `type`).
+  // Claude Code's AskUserQuestion; Gemini CLI's ask_user (same shape, plus a question `type`);
+  // OpenCode's question tool (`multiple` instead of `multiSelect`).
   question: {
-    agents: ['claude', 'gemini'],
+    agents: ['claude', 'gemini', 'opencode'],
     vary: (rng, agent) => ({
       script: [
-        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: agent === 'gemini' ? 'ask_user' : 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', ...(agent === 'gemini' ? { type: 'choice' } : {}), multiSelect: false, options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
+        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: QUESTION_TOOLS[agent] ?? 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', ...(agent === 'gemini' ? { type: 'choice' } : {}), ...(agent === 'opencode' ? { multiple: false } : { multiSelect: false }), options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
         { think: 600 + Math.floor(rng() * 600), text: 'Good choice. I will set it up with node:test next time you ask.', chunkMs: 40 },
       ],
       actions: [

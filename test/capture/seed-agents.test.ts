@@ -69,6 +69,20 @@ describe('seeding of the issue-16 agents', () => {
     expect(readFileSync(join(seeded('codex').home, '.codex', 'config.toml'), 'utf8')).toContain('sandbox_mode = "workspace-write"');
   });
 
+  it('opencode asks before shell and edits and runs without snapshot tracking (its git work is invisible to the mock)', () => {
+    const cfg = JSON.parse(readFileSync(join(seeded('opencode').home, '.config', 'opencode', 'opencode.json'), 'utf8'));
+    expect(cfg).toMatchObject({ snapshot: false, permission: { bash: 'ask', edit: 'ask' }, model: 'mock/mock-model' });
+    expect(cfg.provider.mock.options.baseURL).toBe(`${BASE}/v1`);
+  });
+
+  it('opencode allows a pre-approved command after the catch-all ask, as its last matching pattern decides', () => {
+    const runDir = mkdtempSync(join(tmpdir(), 'agents-seed-opencode-'));
+    dirs.push(runDir);
+    const s = seed('opencode', { runDir, baseUrl: BASE, options: { allowShell: ['sleep 8'] } });
+    const cfg = JSON.parse(readFileSync(join(s.home, '.config', 'opencode', 'opencode.json'), 'utf8'));
+    expect(Object.entries(cfg.permission.bash)).toEqual([['*', 'ask'], ['sleep 8', 'allow']]);
+  });
+
   it('qwen runs in the default approval mode without follow-up suggestions', () => {
     const s = seeded('qwen');
     expect(AGENTS['qwen']?.args).toEqual(['--approval-mode', 'default']);

@@ -138,9 +138,15 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
         share: 'disabled',
+        // Snapshot tracking runs git in the work folder at every step's start and end (0.3–3 s on
+        // the loaded machine) behind OpenCode's spinner: work the mock cannot see, which put the
+        // labels' turn end (the mock's stream end) 1–3 s before OpenCode's own (docs/capture.md).
+        snapshot: false,
         model: 'mock/mock-model',
         small_model: 'mock/mock-model',
-        permission: { bash: options.allowShell ? Object.fromEntries([...options.allowShell.map((c) => [c, 'allow']), ['*', 'ask']]) : 'ask', edit: 'ask' },
+        // The last pattern that matches a command decides (1.18.33 asked for `sleep 8` under
+        // {"sleep 8": "allow", "*": "ask"}), so the catch-all goes first.
+        permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
         provider: {
           mock: {
             npm: '@ai-sdk/openai-compatible',

@@ -41,6 +41,17 @@ describe('the winning rule\'s reason', () => {
   });
 });
 
+describe('the winning rule\'s own idle hold', () => {
+  it('comes with a strong idle decision of the rule that declares it, and with nothing else', () => {
+    const footer = { ...strongIdle('footer'), idleHoldMs: 0 };
+
+    expect(arbitrate(snapshot(), verdict(footer), 'working', NOW)).toMatchObject({ step: 'strong-idle', ruleId: 'footer', idleHoldMs: 0 });
+    expect(arbitrate(snapshot(), verdict(strongIdle('prompt')), 'working', NOW).idleHoldMs).toBeUndefined();
+    expect(arbitrate(snapshot(), verdict(footer, strongWorking('spinner')), 'working', NOW).idleHoldMs).toBeUndefined();
+    expect(arbitrate(snapshot(), verdict(footer, strongBlocked('dialog')), 'working', NOW).idleHoldMs).toBeUndefined();
+  });
+});
+
 describe('arbitrate, step by step in ARBITRATION_ORDER', () => {
   it('1. process exit publishes a final strong idle even with a dialog on screen', () => {
     const snap = snapshot({ exit: { code: 0, signal: undefined, atMs: NOW - 10 } });

@@ -134,6 +134,23 @@ describe('debounce', () => {
     expect(weakNamed).toMatchObject({ published: 'working', action: 'hold' });
   });
 
+  it('holds strong idle for the winning rule\'s own idle_hold_ms instead, when it declares one', () => {
+    // OpenCode's idle status row (packs/opencode.toml input-box-idle, idle_hold_ms = 0): drawn only
+    // once its session is idle, never in a gap between tool calls.
+    const [atOnce] = run('working', [[T0, { ...strongIdle, idleHoldMs: 0 }]]);
+    const [first, before, after] = run('working', [
+      [T0, { ...strongIdle, idleHoldMs: 120 }],
+      [T0 + 119, { ...strongIdle, idleHoldMs: 120 }],
+      [T0 + 120, { ...strongIdle, idleHoldMs: 120 }],
+    ]);
+
+    expect(atOnce).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-hold-elapsed' });
+    expect(first).toMatchObject({ published: 'working', action: 'hold', detail: '0 of 120 ms (strong)' });
+    expect(debounceDeadlinesMs(first!.pending, { ...strongIdle, idleHoldMs: 120 })).toContain(T0 + 120);
+    expect(before?.published).toBe('working');
+    expect(after).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-hold-elapsed' });
+  });
+
   it('holds weak idle longer than strong idle', () => {
     const [, atStrongHold, atWeakHold] = run('working', [
       [T0, weakIdle],

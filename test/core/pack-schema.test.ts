@@ -72,6 +72,23 @@ gate = { any = [ { contains = "yes" }, { not = { line_regex = "^\\\\s*$" } } ] }
     }
   });
 
+  it('reads a strong idle rule\'s idle_hold_ms and leaves it out when none is given', () => {
+    const idle = '[[rule]]\nid = "footer"\nstate = "idle"\nregion = "screen"\nrequires_all = ["x"]\nmin_engine_version = 3';
+    const pack = validPack(packToml(`${idle}\nidle_hold_ms = 0\n\n${RULE}`));
+
+    expect(pack.rules.find((rule) => rule.id === 'footer')?.idleHoldMs).toBe(0);
+    expect(pack.rules.find((rule) => rule.id === 'r1')?.idleHoldMs).toBeUndefined();
+  });
+
+  it('rejects an idle_hold_ms out of range, or on a rule that is not strong idle', () => {
+    const idle = '[[rule]]\nid = "footer"\nstate = "idle"\nregion = "screen"\nrequires_all = ["x"]';
+    for (const value of ['-1', '301', '1.5', '"0"']) {
+      expect(packErrors(packToml(`${idle}\nidle_hold_ms = ${value}`))).toContainEqual(expect.stringMatching(/rule footer: idle_hold_ms must be an integer from 0 to 300/));
+    }
+    expect(packErrors(packToml(`${RULE}\nidle_hold_ms = 0`))).toContainEqual(expect.stringMatching(/rule r1: idle_hold_ms applies only to a strong idle rule \(this one is strong working\)/));
+    expect(packErrors(packToml(`${idle}\nstrength = "weak"\nidle_hold_ms = 0`))).toContainEqual(expect.stringMatching(/idle_hold_ms applies only to a strong idle rule \(this one is weak idle\)/));
+  });
+
   it('reads prompt_carets and the unverified flag', () => {
     const pack = validPack(packToml(RULE, { extra: 'prompt_carets = ["❯", ">", "›"]\nunverified = true' }));
 
