@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
-import { buildLabels, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
+import { buildLabels, burstStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
 
 describe('capture lab mock encoders', () => {
   it('ends an Anthropic tool turn with a tool_use block and stop_reason tool_use', () => {
@@ -165,3 +165,17 @@ describe('capture lab labels', () => {
     expect(labels.map((l) => l.state)).toEqual(['uncertain', 'working']);
   });
 });
+
+describe('capture lab paint bursts', () => {
+  it('dates a paint from the first chunk of its burst, not from the boot-time queries before it', () => {
+    // Gemini after its restart: terminal queries at 11.1 s, its title at 12.4 s, then the paint.
+    const times = [11_145, 12_437, 12_663, 12_725, 12_729, 12_756, 12_850, 12_858, 12_861];
+    expect(burstStart(times, 0, 8)).toBe(12_663);
+    expect(burstStart(times, 0, 1)).toBe(12_437);
+  });
+
+  it('never walks back past the first chunk of the restarted process', () => {
+    expect(burstStart([100, 150, 200, 250], 2, 3)).toBe(200);
+  });
+});
+

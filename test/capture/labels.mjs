@@ -29,6 +29,17 @@ export function quietAfter(outputTimes, from) {
 }
 
 /**
+ * When the burst of output ending at chunk `last` began: walk back while chunks came less than
+ * 100 ms apart, not before chunk `first`. A paint is one such burst; the terminal queries a CLI
+ * sends while it boots come seconds earlier.
+ */
+export function burstStart(times, first, last) {
+  let i = Math.max(first, Math.min(last, times.length - 1));
+  while (i > first && times[i] - times[i - 1] < 100) i -= 1;
+  return times[i] ?? times.at(-1);
+}
+
+/**
  * Builds the label list: [{ t: seconds since cast start, state }], consecutive duplicates
  * merged, the first label at t = 0. `castStartWall` is the wall time of the cast's t = 0.
  */
