@@ -13,7 +13,7 @@ import { startMock, nowMs } from './mock.mjs';
 import { seed } from './seed.mjs';
 import { AGENTS } from './agents.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { buildLabels, labelsToJsonl, keyClockOffsetMs, burstStart } from './labels.mjs';
+import { buildLabels, labelsToJsonl, keyClockOffsetMs, paintStart } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
 import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
@@ -270,6 +270,8 @@ export async function runScenario(opts) {
   const screens = [];
   let firstOutputWall;
   let outputBytes = 0;
+  // The size of each chunk of outputTimes (a restarted CLI's first paint is its first large one).
+  const outputSizes = [];
   const mark = (state, t, extra = {}) => { marks.push({ t, state, ...extra }); rlog(`[label] ${state} at ${t.toFixed(0)} ${extra.why ?? ''}`); };
   const devent = (type, detail) => { const e = { t: nowMs(), type, detail }; driverEvents.push(e); rlog(`[driver] ${type} ${detail ?? ''}`); return e.t; };
 
@@ -310,6 +312,7 @@ export async function runScenario(opts) {
     firstOutputWall ??= t;
     outputTimes.push(t);
     outputBytes += data.length;
+    outputSizes.push(data.length);
     rec.onData(t, data);
     answerer.feed(data);
     term.write(data);
@@ -402,14 +405,14 @@ export async function runScenario(opts) {
             if (step.key === '\r') mark(step.restarts ? 'idle' : step.then, t, { settle: step.settleMs ?? 600, why: step.restarts ? 'startup answered: restarting' : 'startup answered' });
             if (step.restarts) {
               // Wait (by /proc, not the screen) for the new process, then for its first paint
-              // (repaintBytes of output) to go quiet: the next state holds from then, the new
-              // process's start-up uncertain.
+              // (repaintBytes of output) to go quiet: the next state holds from the paint's first
+              // chunk, its drawing uncertain until output is quiet.
               while (processesStartedAfter(runDir, t).length === 0 && nowMs() - t < READY_CAP_MS && !exited) await sleep(100);
               devent('restarted', processesStartedAfter(runDir, t).join(','));
               const before = outputBytes;
               const firstChunk = outputTimes.length;
               while (outputBytes - before < (step.repaintBytes ?? 1000) && nowMs() - t < READY_CAP_MS && !exited) await sleep(50);
-              const paintedAt = burstStart(outputTimes, firstChunk, outputTimes.length - 1);
+              const paintedAt = outputTimes[paintStart(outputSizes, firstChunk, outputTimes.length - 1)];
               devent('repainted', `${outputBytes - before} bytes, from ${(nowMs() - paintedAt).toFixed(0)} ms ago`);
               await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
               // Until that paint the answered box and the "restarting" line stay drawn: idle.

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
-import { buildLabels, burstStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
+import { buildLabels, paintStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
 
 describe('capture lab mock encoders', () => {
   it('ends an Anthropic tool turn with a tool_use block and stop_reason tool_use', () => {
@@ -166,16 +166,16 @@ describe('capture lab labels', () => {
   });
 });
 
-describe('capture lab paint bursts', () => {
-  it('dates a paint from the first chunk of its burst, not from the boot-time queries before it', () => {
-    // Gemini after its restart: terminal queries at 11.1 s, its title at 12.4 s, then the paint.
-    const times = [11_145, 12_437, 12_663, 12_725, 12_729, 12_756, 12_850, 12_858, 12_861];
-    expect(burstStart(times, 0, 8)).toBe(12_663);
-    expect(burstStart(times, 0, 1)).toBe(12_437);
+describe('capture lab restart paints', () => {
+  it('dates a restarted CLI\'s paint from its first large chunk, not from its boot-time queries and title', () => {
+    // recordings/gemini/first-run-120x40.cast after the restart: queries (39 bytes), the title
+    // (85), then the auth box (802 bytes at 13.061 s), then the full redraw.
+    const sizes = [39, 85, 6, 2, 802, 6, 16, 8, 85, 8, 3607];
+    expect(paintStart(sizes, 0, 10)).toBe(4);
   });
 
-  it('never walks back past the first chunk of the restarted process', () => {
-    expect(burstStart([100, 150, 200, 250], 2, 3)).toBe(200);
+  it('starts from the restarted process\'s first chunk and falls back when nothing large came', () => {
+    expect(paintStart([900, 40, 300], 1, 2)).toBe(2);
+    expect(paintStart([40, 50], 0, 1)).toBe(1);
   });
 });
-

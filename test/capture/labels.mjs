@@ -28,15 +28,17 @@ export function quietAfter(outputTimes, from) {
   return Math.min(q, cap);
 }
 
+/** The smallest output chunk that counts as drawing: terminal queries and titles are under 100 bytes. */
+export const PAINT_CHUNK_BYTES = 256;
+
 /**
- * When the burst of output ending at chunk `last` began: walk back while chunks came less than
- * 100 ms apart, not before chunk `first`. A paint is one such burst; the terminal queries a CLI
- * sends while it boots come seconds earlier.
+ * Index of the chunk where a restarted CLI's first paint began: the first chunk from `first` on
+ * of at least PAINT_CHUNK_BYTES bytes (its queries and title come seconds earlier and are
+ * small), or `fallback` when there is none.
  */
-export function burstStart(times, first, last) {
-  let i = Math.max(first, Math.min(last, times.length - 1));
-  while (i > first && times[i] - times[i - 1] < 100) i -= 1;
-  return times[i] ?? times.at(-1);
+export function paintStart(sizes, first, fallback) {
+  for (let i = first; i < sizes.length; i++) if (sizes[i] >= PAINT_CHUNK_BYTES) return i;
+  return fallback;
 }
 
 /**
