@@ -63,6 +63,20 @@ export const AGENTS = {
     keys: { submit: '\r', approve: 'y', deny: '\x1b', exit: ['\x03', '\x03'] },
     // In a git folder not yet trusted: "Folder access … Trust this folder? › 1. Trust and continue".
     startup: [{ key: '\r', then: 'idle' }],
+    // A new user's first start (`first-run`, seed `bare`: no config.toml, no auth.json):
+    // "Welcome to Codex … Choose how you want to use Codex. > 1. Sign in with ChatGPT / 2. Sign in
+    // with Device Code / 3. Sign in another way" (Down, Down, Enter), "Sign in another way > 1. Use
+    // an OpenAI API key" (Enter), "Use your own OpenAI API key … Detected OPENAI_API_KEY
+    // environment variable." with the key filled in (Enter), then "Folder access … Trust this
+    // folder? › 1. Trust and continue" (Enter).
+    firstRun: [
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\x1b[B', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\r', then: 'blocked' },
+      { key: '\r', then: 'idle' },
+    ],
   },
   opencode: {
     pkg: 'opencode-ai',
@@ -106,6 +120,15 @@ export const AGENTS = {
     // With folder trust on: "Do you trust the files in this folder? ● 1. Trust folder (work)";
     // answering it restarts the CLI ("Gemini CLI is restarting to apply the trust changes...").
     startup: [{ key: '\r', then: 'idle', restarts: true, repaintBytes: 1000 }],
+    // A new user's first start (`first-run`, seed `bare`: no settings.json): the trust question
+    // (folder trust is on by default), the restart, "How would you like to authenticate?" ("Use
+    // Gemini API Key" preselected with GEMINI_API_KEY set), then "Enter Gemini API Key" (the
+    // environment's key filled in).
+    firstRun: [
+      { key: '\r', then: 'blocked', restarts: true, repaintBytes: 1000 },
+      { key: '\r', then: 'blocked' },
+      { key: '\r', then: 'idle' },
+    ],
   },
   pi: {
     pkg: '@mariozechner/pi-coding-agent',

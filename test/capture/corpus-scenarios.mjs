@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// node test/capture/corpus-scenarios.mjs   (after npm run build; from the repo root)
+// node test/capture/corpus-scenarios.mjs [--agents A,B…]   (after npm run build; from the repo root)
 // Prints the corpus table (scenario × CLI) from `agentwrap eval --json` over recordings/<agent>
 // (default personality only, both sizes pooled per cell): accuracy, blocked recall, p95, missed, spurious.
+// Default: the four first CLIs; `--agents pi,grok,qwen,copilot` for the newer ones.
 import { execFileSync } from 'node:child_process';
-const agents = ['claude', 'codex', 'gemini', 'opencode'];
+const agentsAt = process.argv.indexOf('--agents');
+const agents = agentsAt === -1 ? ['claude', 'codex', 'gemini', 'opencode'] : process.argv[agentsAt + 1].split(',');
 const cells = {};
 const scenarios = new Set();
 for (const agent of agents) {

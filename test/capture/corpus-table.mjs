@@ -6,8 +6,8 @@
 // recordings/):
 //   --releases       CLI × release × scenario: the pinned release's recordings at the top of
 //                    recordings/<agent>/ and each older one's under releases/<version>/
-//                    (`npm run capture -- --agent A --version V`), one cell per recording plus
-//                    a pooled row per release.
+//                    (`npm run capture -- --agent A --version V`), one cell per recording
+//                    (simple/approve/deny at 80x24, then at 120x40) plus a pooled row per release.
 //   --personalities  CLI × terminal personality: every recordings/<agent>/<personality>/ folder
 //                    pooled, plus the whole recordings/<agent> tree.
 // Both by default. Markdown on stdout; one eval process per cell, so it takes a few minutes.
@@ -20,7 +20,7 @@ import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { REPO, AGENTWRAP_MAIN } from './driver.mjs';
 
 const RELEASE_SCENARIOS = ['simple', 'approve', 'deny'];
-const RELEASE_SIZE = '80x24';
+const RELEASE_SIZES = ['80x24', '120x40'];
 
 function evalTotal(paths) {
   const r = spawnSync(process.execPath, [AGENTWRAP_MAIN, 'eval', '--json', ...paths], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -61,14 +61,16 @@ function releaseTable(root) {
   for (const agent of agents) {
     for (const { version, dir } of releasesOf(root, agent)) {
       const files = [];
-      for (const scenario of RELEASE_SCENARIOS) {
-        const cast = join(dir, `${scenario}-${RELEASE_SIZE}.cast`);
-        if (!existsSync(cast)) continue;
-        const v = recordedVersion(cast);
-        if (v !== version) throw new Error(`${relative(REPO, cast)}: recorded with ${v}, filed under ${version}`);
-        files.push(cast);
-        const t = evalTotal([cast]);
-        lines.push(`| ${agent} | ${version} | ${scenario} | ${cells(t).join(' | ')} | ${atGoal(t) ? 'yes' : '**no**'} |`);
+      for (const size of RELEASE_SIZES) {
+        for (const scenario of RELEASE_SCENARIOS) {
+          const cast = join(dir, `${scenario}-${size}.cast`);
+          if (!existsSync(cast)) continue;
+          const v = recordedVersion(cast);
+          if (v !== version) throw new Error(`${relative(REPO, cast)}: recorded with ${v}, filed under ${version}`);
+          files.push(cast);
+          const t = evalTotal([cast]);
+          lines.push(`| ${agent} | ${version} | ${scenario} ${size} | ${cells(t).join(' | ')} | ${atGoal(t) ? 'yes' : '**no**'} |`);
+        }
       }
       if (files.length === 0) continue;
       const t = evalTotal(files);

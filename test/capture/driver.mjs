@@ -13,7 +13,7 @@ import { startMock, nowMs } from './mock.mjs';
 import { seed } from './seed.mjs';
 import { AGENTS } from './agents.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { buildLabels, labelsToJsonl, keyClockOffsetMs } from './labels.mjs';
+import { buildLabels, labelsToJsonl, keyClockOffsetMs, paintStart } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
 import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
@@ -272,6 +272,8 @@ export async function runScenario(opts) {
   const screens = [];
   let firstOutputWall;
   let outputBytes = 0;
+  // The size of each chunk of outputTimes (a restarted CLI's first paint is its first large one).
+  const outputSizes = [];
   const mark = (state, t, extra = {}) => { marks.push({ t, state, ...extra }); rlog(`[label] ${state} at ${t.toFixed(0)} ${extra.why ?? ''}`); };
   const devent = (type, detail) => { const e = { t: nowMs(), type, detail }; driverEvents.push(e); rlog(`[driver] ${type} ${detail ?? ''}`); return e.t; };
 
@@ -312,6 +314,7 @@ export async function runScenario(opts) {
     firstOutputWall ??= t;
     outputTimes.push(t);
     outputBytes += data.length;
+    outputSizes.push(data.length);
     rec.onData(t, data);
     answerer.feed(data);
     term.write(data);
@@ -397,17 +400,25 @@ export async function runScenario(opts) {
             if (step.key === '\r') await humanPause(1500, 2500); else await humanPause(400, 900);
             await snap('startup dialog');
             const t = write(step.key, 'startup');
-            // Moving the selection inside a dialog is no transition; answering one is.
-            if (step.key === '\r') mark(step.then, t, { settle: step.settleMs ?? 600, why: 'startup answered' });
+            // Moving the selection inside a dialog is no transition; answering one is. An answer
+            // that restarts the CLI (Gemini's trust: "Gemini CLI is restarting to apply the trust
+            // changes...", 2-5 s) is idle until the new process starts: nothing waits on the user
+            // and no turn runs.
+            if (step.key === '\r') mark(step.restarts ? 'idle' : step.then, t, { settle: step.settleMs ?? 600, why: step.restarts ? 'startup answered: restarting' : 'startup answered' });
             if (step.restarts) {
-              // The CLI restarts itself: wait (by /proc, not the screen) for the new process,
-              // then for its first paint, and keep the whole gap uncertain.
+              // Wait (by /proc, not the screen) for the new process, then for its first paint
+              // (repaintBytes of output) to go quiet: the next state holds from the paint's first
+              // chunk, its drawing uncertain until output is quiet.
               while (processesStartedAfter(runDir, t).length === 0 && nowMs() - t < READY_CAP_MS && !exited) await sleep(100);
               devent('restarted', processesStartedAfter(runDir, t).join(','));
               const before = outputBytes;
+              const firstChunk = outputTimes.length;
               while (outputBytes - before < (step.repaintBytes ?? 1000) && nowMs() - t < READY_CAP_MS && !exited) await sleep(50);
-              const painted = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
-              marks.at(-1).settle = Math.max(step.settleMs ?? 600, painted - t);
+              const paintedAt = outputTimes[paintStart(outputSizes, firstChunk, outputTimes.length - 1)];
+              devent('repainted', `${outputBytes - before} bytes, from ${(nowMs() - paintedAt).toFixed(0)} ms ago`);
+              await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+              // Until that paint the answered box and the "restarting" line stay drawn: idle.
+              if (step.then !== 'idle') mark(step.then, paintedAt, { settle: 'quiet', why: 'restarted and drawn' });
             } else {
               await waitQuiet(800, 6000);
             }

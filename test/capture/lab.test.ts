@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
-import { buildLabels, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
+import { buildLabels, paintStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
 
 describe('capture lab mock encoders', () => {
   it('ends an Anthropic tool turn with a tool_use block and stop_reason tool_use', () => {
@@ -198,5 +198,19 @@ describe('capture lab labels', () => {
       { t: 10.081, state: 'uncertain' },
       { t: 10.581, state: 'idle' },
     ]);
+  });
+});
+
+describe('capture lab restart paints', () => {
+  it('dates a restarted CLI\'s paint from its first large chunk, not from its boot-time queries and title', () => {
+    // recordings/gemini/first-run-120x40.cast after the restart: queries (39 bytes), the title
+    // (85), then the auth box (802 bytes at 13.061 s), then the full redraw.
+    const sizes = [39, 85, 6, 2, 802, 6, 16, 8, 85, 8, 3607];
+    expect(paintStart(sizes, 0, 10)).toBe(4);
+  });
+
+  it('starts from the restarted process\'s first chunk and falls back when nothing large came', () => {
+    expect(paintStart([900, 40, 300], 1, 2)).toBe(2);
+    expect(paintStart([40, 50], 0, 1)).toBe(1);
   });
 });

@@ -10,3 +10,5 @@ export function quietAfter(outputTimes: readonly number[], from: number): number
 export function buildLabels(marks: readonly Mark[], outputTimes: readonly number[], castStartWall: number): Label[];
 export function labelsToJsonl(labels: readonly Label[]): string;
 export function keyClockOffsetMs(castText: string, keyWrites: readonly { t: number; bytes: string }[], castStartWall: number): number | undefined;
+export const PAINT_CHUNK_BYTES: number;
+export function paintStart(sizes: readonly number[], first: number, fallback: number): number;

@@ -32,6 +32,19 @@ export function quietAfter(outputTimes, from) {
   return Math.min(q, cap);
 }
 
+/** The smallest output chunk that counts as drawing: terminal queries and titles are under 100 bytes. */
+export const PAINT_CHUNK_BYTES = 256;
+
+/**
+ * Index of the chunk where a restarted CLI's first paint began: the first chunk from `first` on
+ * of at least PAINT_CHUNK_BYTES bytes (its queries and title come seconds earlier and are
+ * small), or `fallback` when there is none.
+ */
+export function paintStart(sizes, first, fallback) {
+  for (let i = first; i < sizes.length; i++) if (sizes[i] >= PAINT_CHUNK_BYTES) return i;
+  return fallback;
+}
+
 /**
  * Builds the label list: [{ t: seconds since cast start, state }], consecutive duplicates
  * merged, the first label at t = 0. `castStartWall` is the wall time of the cast's t = 0.

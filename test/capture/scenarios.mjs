@@ -174,15 +174,19 @@ const LONG_TEXT = Array.from({ length: 150 }, (_, i) => `${String(i + 1).padStar
 // Working-day scenarios (issue 16). The Claude-only ones call Claude Code's own tools.
 Object.assign(SCENARIOS, {
   // A new user's very first start: nothing seeded but the API key and base URL in the
-  // environment, so every dialog Claude Code shows a new user appears (agents.mjs `firstRun`).
+  // environment, so every dialog the CLI shows a new user appears (agents.mjs `firstRun`).
   'first-run': {
     firstRun: true,
-    agents: ['claude'],
+    agents: ['claude', 'codex', 'gemini'],
     seed: { bare: true },
-    vary: (rng) => ({
-      script: [{ think: 600 + Math.floor(rng() * 600), text: pick(rng, ['Hi! Ready when you are.', 'Hello. What shall we build?']), chunkMs: 40 }],
-      actions: [{ do: 'startup', steps: 'firstRun' }, { do: 'idle', ms: 1500 }, { do: 'prompt', text: pick(rng, ['hello', 'hi there']) }, { do: 'turn_end' }, { do: 'idle', ms: 2500 }],
-    }),
+    vary: (rng, agent) => {
+      const script = [{ think: 600 + Math.floor(rng() * 600), text: pick(rng, ['Hi! Ready when you are.', 'Hello. What shall we build?']), chunkMs: 40 }];
+      const prompt = pick(rng, ['hello', 'hi there']);
+      // Codex signed in with a key talks to OpenAI itself, not to the mock (seed.mjs): the
+      // dialogs, then its ready prompt.
+      if (agent === 'codex') return { script: [], actions: [{ do: 'startup', steps: 'firstRun' }, { do: 'idle', ms: 4000 }] };
+      return { script, actions: [{ do: 'startup', steps: 'firstRun' }, { do: 'idle', ms: 1500 }, { do: 'prompt', text: prompt }, { do: 'turn_end' }, { do: 'idle', ms: 2500 }] };
+    },
   },
   // Each CLI's own file-edit tool, whose approval shows the diff. Claude: Read (runs unasked),
   // then Edit. Codex 0.171 offers the mock model no apply_patch tool, so the patch goes through

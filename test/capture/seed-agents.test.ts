@@ -100,3 +100,28 @@ describe('seeding of the issue-16 agents', () => {
     expect(config.trusted_folders).toEqual([s.cwd]);
   });
 });
+
+describe('a new user\'s first start (`first-run`, seed `bare`)', () => {
+  const bare = (agent: string) => {
+    const runDir = mkdtempSync(join(tmpdir(), `agents-bare-${agent}-`));
+    dirs.push(runDir);
+    return seed(agent, { runDir, baseUrl: BASE, firstRun: true, options: { bare: true } });
+  };
+
+  it.each(['codex', 'gemini'])('%s gets no configuration file at all', (agent) => {
+    expect(Object.keys(homeFiles(bare(agent).home))).toEqual([]);
+  });
+
+  it('gemini is pointed at the mock and at no other address', () => {
+    const urls = urlsOf(bare('gemini'));
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(BASE), url).toBe(true);
+  });
+
+  it('codex gets the key a new user has in the environment and no address at all (no turn is recorded)', () => {
+    const s = bare('codex');
+    expect(s.env['OPENAI_API_KEY']).toBeTruthy();
+    expect(s.env['CODEX_HOME']).toBe(join(s.home, '.codex'));
+    expect(urlsOf(s)).toEqual([]);
+  });
+});

@@ -62,7 +62,8 @@ function seedWork(work) {
 
 // `options` (a scenario's `seed`) adds what one scenario needs: `allowShell` (shell commands the
 // user allowed before, e.g. "sleep 8", in each CLI's own syntax), `defaultMode` (Claude's permission mode, e.g.
-// "plan"), `bare` (Claude: no ~/.claude.json at all, a new user's first start), `codexSandbox`
+// "plan"), `bare` (a new user's first start: Claude without trust, key approval or nudge seen;
+// Codex and Gemini with no configuration file at all), `codexSandbox`
 // (Codex's sandbox_mode, e.g. "read-only").
 export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
@@ -112,6 +113,16 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
     }
     case 'codex': {
       const codexHome = join(home, '.codex');
+      if (options.bare) {
+        // A new user's first start: no config.toml, no auth.json, an OpenAI key in the
+        // environment, so every dialog Codex shows a new user appears: how to sign in, which
+        // other way, the key (the environment's, detected), the folder. No turn follows: the
+        // built-in provider talks to OpenAI (with `openai_base_url` at the mock, 0.171 opens
+        // its Responses WebSocket first, then sends requests without tools).
+        mkdirSync(codexHome, { recursive: true });
+        Object.assign(env, { CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-capture-lab-dummy' });
+        break;
+      }
       const toml = [
         'model = "mock-model"',
         'model_provider = "mock"',
@@ -163,6 +174,13 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       break;
     }
     case 'gemini': {
+      if (options.bare) {
+        // A new user's first start: no settings.json (folder trust is on by default, no auth
+        // type chosen), the key and base URL in the environment.
+        mkdirSync(join(home, '.gemini'), { recursive: true });
+        Object.assign(env, { GEMINI_API_KEY: 'dummy-gemini-key', GOOGLE_GEMINI_BASE_URL: baseUrl });
+        break;
+      }
       const settings = {
         security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: firstRun } },
         general: { disableAutoUpdate: true, disableUpdateNag: true },
