@@ -16,12 +16,18 @@ const SRC = join(ROOT, 'src');
 /** The modules main.ts loads on the way to launchWrapped (the dynamic imports it awaits first). */
 const LAUNCH_PATH = ['cli/main.ts', 'cli/user-config.ts', 'cli/commands/launch.ts', 'cli/session-launch.ts'];
 
-/** Static value imports and re-exports (`import type` is erased, `import()` is dynamic). */
+/**
+ * Static value imports and re-exports (`import type` is erased, `import()` is dynamic), and
+ * packages a module `require`s at load time through `createRequire(import.meta.url)(…)`.
+ */
 function staticImports(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/^\s*(import|export)\s+(?!type\s)[^'"`;]*?from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)) {
     const specifier = match[2] ?? match[3];
     if (specifier !== undefined) found.push(specifier);
+  }
+  for (const match of text.matchAll(/createRequire\(import\.meta\.url\)\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    if (match[1] !== undefined) found.push(match[1]);
   }
   return found;
 }
