@@ -64,6 +64,22 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(readFileSync(out, 'utf8')).toBe('{"hook_event_name":"Stop"}\nreport Stop --agent claude --source claude-hooks --json -\n');
   });
 
+  it('starts the SessionStart report at a lower priority, the other events at the normal one', async () => {
+    // The stand-in saves its own niceness (field 19 of /proc/self/stat, after the command name).
+    const niceness = async (event: string): Promise<string> => {
+      const out = join(tmp, `nice-${event}.out`);
+      const standIn = ['/bin/sh', '-c', 'cut -d")" -f2 /proc/$$/stat | cut -d" " -f18 > "$0.tmp" && mv "$0.tmp" "$0"', out];
+      const hook = spawnSync('/bin/sh', ['-c', claudeHookLine(standIn, event)], { input: '{}', encoding: 'utf8', timeout: 20_000 });
+      expect(hook.status).toBe(0);
+      await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
+      return readFileSync(out, 'utf8').trim();
+    };
+    const base = readFileSync('/proc/self/stat', 'utf8').split(')')[1]?.trim().split(' ')[16];
+
+    expect(await niceness('PermissionRequest')).toBe(base);
+    expect(Number(await niceness('SessionStart'))).toBe(Math.min(19, Number(base) + 10));
+  });
+
   it('writes the file privately (0600 in a 0700 directory) and removes it on dispose', async () => {
     const result = await plan('claude', []);
     const file = result.args[1] ?? '';
