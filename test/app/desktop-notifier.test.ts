@@ -78,11 +78,16 @@ describe('desktop notifier', () => {
     expect(notifier.notify(blocked)).toBe(true); // 10 s after the first blocked one: sent again
 
     await until(() => calls().length === 3, 'three notify-send calls');
-    expect(calls()).toEqual([
-      ['--app-name=agentwrap', '--urgency=critical', '--', 'claude is blocked: it needs you', '~/src/api\nclaude-abc'],
-      ['--app-name=agentwrap', '--urgency=normal', '--', 'claude is done', '~/src/api\nclaude-abc'],
-      ['--app-name=agentwrap', '--urgency=critical', '--', 'claude is blocked: it needs you', '~/src/api\nclaude-abc'],
-    ]);
+    // Each notify-send is its own process, started within the same millisecond here (the clock is
+    // manual), so the order they reach the log in is the scheduler's: compare them as a set.
+    const byText = (a: string[], b: string[]): number => a.join('\0').localeCompare(b.join('\0'));
+    expect(calls().sort(byText)).toEqual(
+      [
+        ['--app-name=agentwrap', '--urgency=critical', '--', 'claude is blocked: it needs you', '~/src/api\nclaude-abc'],
+        ['--app-name=agentwrap', '--urgency=normal', '--', 'claude is done', '~/src/api\nclaude-abc'],
+        ['--app-name=agentwrap', '--urgency=critical', '--', 'claude is blocked: it needs you', '~/src/api\nclaude-abc'],
+      ].sort(byText),
+    );
     expect(warnings).toEqual([]);
   });
 
