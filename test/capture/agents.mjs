@@ -107,6 +107,11 @@ export const AGENTS = {
     startup: [],
     // Its model picker (`menus`).
     menuCommand: '/models',
+    // In `agentTurnEnd` scenarios the turn's end is its `session.status` idle event (agent-events.mjs),
+    // from the HTTP server its TUI starts when given `--hostname` (1.18.33 reads no server port
+    // from its config there): port 4096, its first choice without `--port`. Without `--port`
+    // agentwrap follows no stream (hooks.ts usersOpenCodeServer), so the screen alone is scored.
+    turnEndEvents: { args: ['--hostname', '127.0.0.1'], port: 4096 },
   },
   gemini: {
     pkg: '@google/gemini-cli',

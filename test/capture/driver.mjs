@@ -18,6 +18,7 @@ import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
 import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { attachAnswerer } from './answerer.mjs';
+import { followOpenCodeEvents } from './agent-events.mjs';
 
 const require = createRequire(import.meta.url);
 const pty = require('node-pty');
@@ -39,6 +40,8 @@ const TURN_CONTINUE_MS = 1500;
  * for the turn's end.
  */
 const ERROR_RETRY_WAIT_MS = 8000;
+/** How long after the final stream's end the agent's own idle event may come (agentTurnEnd). */
+const AGENT_IDLE_CAP_MS = 30_000;
 /** After a deny, a main request this soon means the CLI told the model and continues. */
 const DENY_FOLLOWUP_MS = 2500;
 
@@ -258,7 +261,11 @@ export async function runScenario(opts) {
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
+  // `agentTurnEnd`: the turn's end is labelled from the agent's own events, for an agent that
+  // has them (`turnEndEvents`: OpenCode's server, agent-events.mjs).
+  const events = SCENARIOS[scenario].agentTurnEnd ? profile.turnEndEvents : undefined;
   const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name, options: SCENARIOS[scenario].seed });
+  let agentEvents;
   const tmuxServer = persona.tmuxServer ? startTmuxServer(`${agent}-${name}`, cols, rows, rlog) : undefined;
   if (tmuxServer) Object.assign(seeded.env, tmuxServer.env);
   mkdirSync(outDir, { recursive: true });
@@ -298,7 +305,7 @@ export async function runScenario(opts) {
   const startWall = nowMs();
   // opts.spawn (same arguments, same return shape as spawnRecorded) lets another harness run
   // the session elsewhere, e.g. the e2e run's real tmux pane (test/e2e/tmux-pane.mjs).
-  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: profile.argsFor?.(opts.version) ?? profile.args, env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: [...(profile.argsFor?.(opts.version) ?? profile.args), ...(events?.args ?? [])], env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
   answerer = attachAnswerer(term, persona.answers, (bytes) => {
     const key = JSON.stringify(bytes.replace(/[0-9]+/g, 'N'));
@@ -384,6 +391,11 @@ export async function runScenario(opts) {
       if (cpu.capped) throw new Error(`still burning CPU after ${cpu.waitedMs.toFixed(0)} ms: never finished booting (machine too loaded to label this run)`);
       // Output may have moved meanwhile; the idle label starts once both hold.
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+    }
+    if (events) {
+      agentEvents = followOpenCodeEvents(events.port, rlog);
+      if (!(await agentEvents.waitConnected(15_000))) throw new Error(`no event stream on port ${events.port}`);
+      devent('events-connected', `port ${events.port}`);
     }
     devent('ready');
     await snap('ready');
@@ -527,6 +539,15 @@ export async function runScenario(opts) {
             if (!end) throw new Error('turn did not end');
             const more = await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
             if (more) continue;
+            if (agentEvents) {
+              // The agent's own word that the turn is over: OpenCode may still be working on a
+              // long answer for seconds after the stream ended, which the mock cannot see.
+              const idle = await agentEvents.firstIdleAfter(end.t, AGENT_IDLE_CAP_MS);
+              if (!idle) throw new Error(`no idle event within ${AGENT_IDLE_CAP_MS} ms of the stream's end`);
+              devent('agent-idle', `${idle.type}${idle.status ? ` ${idle.status}` : ''} ${(idle.t - end.t).toFixed(0)} ms after the stream's end`);
+              mark('idle', idle.t, { settle: 'quiet', why: `agent idle (${idle.type})` });
+              break;
+            }
             mark('idle', end.t, { settle: 'quiet', why: 'final stream ended' });
             break;
           }
@@ -551,6 +572,7 @@ export async function runScenario(opts) {
   await Promise.race([exitPromise, sleep(6000)]);
   if (!exited) { devent('kill'); proc.kill('SIGKILL'); await Promise.race([exitPromise, sleep(2000)]); }
   rec.close();
+  agentEvents?.close();
   mock.bus.off('event', onMockEvent);
   await mock.close();
   tmuxServer?.stop();
@@ -598,6 +620,8 @@ export async function runScenario(opts) {
     mock_events: mock.events.map((e) => ({ t: rel(e.t), type: e.type, api: e.api, kind: e.kind, step: e.step, detail: e.detail })),
     driver_events: driverEvents.map((e) => ({ t: rel(e.t), type: e.type, detail: e.detail })),
     label_marks: marks.map((m) => ({ t: rel(m.t), state: m.state, settle: m.settle ?? null, why: m.why ?? null })),
+    // The agent's own session events (agentTurnEnd scenarios only), as they arrived.
+    ...(agentEvents ? { agent_events: agentEvents.events.map((e) => ({ t: rel(e.t), type: e.type, status: e.status ?? null })) } : {}),
   };
   writeFileSync(join(runDir, 'screens.txt'), screens.map((s) => `=== t=${rel(s.t)} ${s.why} | title=${JSON.stringify(s.title)}\n${s.text}\n`).join('\n'));
   writeFileSync(join(runDir, 'meta.json'), JSON.stringify(meta, null, 2));

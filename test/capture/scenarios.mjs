@@ -335,6 +335,9 @@ Object.assign(SCENARIOS, {
     }),
   },
   'long-output': {
+    // OpenCode keeps drawing the 150 lines for seconds after the stream's end, pausing longer
+    // than the quiet window: its turn end is taken from its own events (agent-events.mjs).
+    agentTurnEnd: true,
     vary: (rng) => ({
       script: [{ think: 600 + Math.floor(rng() * 400), text: LONG_TEXT, chunkChars: 40 + Math.floor(rng() * 20), chunkMs: 25 }],
       actions: [
