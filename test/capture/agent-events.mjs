@@ -5,7 +5,7 @@
 // cannot see the turn's end: OpenCode still draws a long answer for seconds after the stream has
 // ended, spinner on, with pauses in its output longer than the labels' quiet window.
 //
-// The server is started by `--hostname 127.0.0.1` alone (agents.mjs `turnEndEvents`), never by
+// The server is started by `--hostname 127.0.0.1` alone (agents.mjs `eventServer`), never by
 // `--port`: with `--port` agentwrap itself would follow the stream and publish from it, and the
 // recording would score that reporter against labels taken from the same events.
 import { request } from 'node:http';

@@ -107,11 +107,13 @@ export const AGENTS = {
     startup: [],
     // Its model picker (`menus`).
     menuCommand: '/models',
-    // In `agentTurnEnd` scenarios the turn's end is its `session.status` idle event (agent-events.mjs),
-    // from the HTTP server its TUI starts when given `--hostname` (1.18.33 reads no server port
-    // from its config there): port 4096, its first choice without `--port`. Without `--port`
-    // agentwrap follows no stream (hooks.ts usersOpenCodeServer), so the screen alone is scored.
-    turnEndEvents: { args: ['--hostname', '127.0.0.1'], port: 4096 },
+    // Its HTTP server and event stream (agent-events.mjs). In `agentTurnEnd` scenarios the turn's
+    // end is its `session.status` idle event, from the server its TUI starts when given
+    // `--hostname` (`args`; 1.18.33 reads no server port from its config there): port 4096, its
+    // first choice without `--port`. Without `--port` agentwrap follows no stream (hooks.ts
+    // usersOpenCodeServer), so the screen alone is scored. `--agent-server` (run.mjs) runs it as
+    // a user who starts that server does (`userArgs`): agentwrap then follows the stream too.
+    eventServer: { port: 4096, args: ['--hostname', '127.0.0.1'], userArgs: ['--port', '4096', '--hostname', '127.0.0.1'] },
   },
   gemini: {
     pkg: '@google/gemini-cli',

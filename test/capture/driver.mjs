@@ -242,7 +242,7 @@ function screenText(term) {
 /**
  * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
  * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log,
- *         personality, relay } — `personality` (personalities.mjs, default 'silent') is the outer
+ *         personality, relay, agentServer } — `personality` (personalities.mjs, default 'silent') is the outer
  * terminal: its environment and its answers to the CLI's terminal queries.
  */
 export async function runScenario(opts) {
@@ -262,8 +262,11 @@ export async function runScenario(opts) {
   const mock = await startMock({ log: rlog });
   mock.setScript(sc.script);
   // `agentTurnEnd`: the turn's end is labelled from the agent's own events, for an agent that
-  // has them (`turnEndEvents`: OpenCode's server, agent-events.mjs).
-  const events = SCENARIOS[scenario].agentTurnEnd ? profile.turnEndEvents : undefined;
+  // has them (`eventServer`: OpenCode's server, agent-events.mjs). `opts.agentServer`: the CLI
+  // runs with its server as a user would start it, which agentwrap follows.
+  const server = profile.eventServer;
+  const followPort = server && SCENARIOS[scenario].agentTurnEnd ? server.port : undefined;
+  const serverArgs = !server ? [] : opts.agentServer ? server.userArgs : followPort ? server.args : [];
   const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, firstRun, version: opts.version, personality: persona.name, options: SCENARIOS[scenario].seed });
   let agentEvents;
   const tmuxServer = persona.tmuxServer ? startTmuxServer(`${agent}-${name}`, cols, rows, rlog) : undefined;
@@ -305,7 +308,7 @@ export async function runScenario(opts) {
   const startWall = nowMs();
   // opts.spawn (same arguments, same return shape as spawnRecorded) lets another harness run
   // the session elsewhere, e.g. the e2e run's real tmux pane (test/e2e/tmux-pane.mjs).
-  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: [...(profile.argsFor?.(opts.version) ?? profile.args), ...(events?.args ?? [])], env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
+  const rec = (opts.spawn ?? spawnRecorded)({ mode: recorder, agentwrapMain: opts.agentwrapMain, agentName: profile.bin, agentBin: bin, args: [...(profile.argsFor?.(opts.version) ?? profile.args), ...serverArgs], env: seeded.env, cwd: seeded.cwd, cols, rows, castPath: partial, startWall });
   const proc = rec.proc;
   answerer = attachAnswerer(term, persona.answers, (bytes) => {
     const key = JSON.stringify(bytes.replace(/[0-9]+/g, 'N'));
@@ -392,10 +395,10 @@ export async function runScenario(opts) {
       // Output may have moved meanwhile; the idle label starts once both hold.
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
     }
-    if (events) {
-      agentEvents = followOpenCodeEvents(events.port, rlog);
-      if (!(await agentEvents.waitConnected(15_000))) throw new Error(`no event stream on port ${events.port}`);
-      devent('events-connected', `port ${events.port}`);
+    if (followPort) {
+      agentEvents = followOpenCodeEvents(followPort, rlog);
+      if (!(await agentEvents.waitConnected(15_000))) throw new Error(`no event stream on port ${followPort}`);
+      devent('events-connected', `port ${followPort}`);
     }
     devent('ready');
     await snap('ready');
@@ -608,6 +611,9 @@ export async function runScenario(opts) {
     // Which relay the recording agentwrap ran (snapshotAgentwrap's `relay`); null without agentwrap.
     relay: rec.mode.startsWith('agentwrap') ? (opts.relay ?? null) : null,
     personality: persona.name,
+    // The arguments that started the CLI's own server (`eventServer`), if any: with `--port`
+    // (`--agent-server`) agentwrap followed its event stream and the cast holds its reports.
+    server_args: serverArgs.length ? serverArgs : null,
     clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
     terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
     terminal_answers: answerCounts,

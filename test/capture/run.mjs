@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
 //                    [--personality tmux[,kitty…]] [--latest] [--recorder auto|agentwrap|direct]
-//                    [--no-netns] [--out DIR] [--no-eval] [--version V]
+//                    [--no-netns] [--out DIR] [--no-eval] [--version V] [--agent-server]
 //
 // Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
 // inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
@@ -11,7 +11,9 @@
 // (`agentwrap eval recordings/<agent>`) of every agent it recorded, so a UI change in a new CLI
 // version shows up as a failing number. `--version V` (one agent) records an older or newer
 // release instead of the pin, into recordings/<agent>/releases/<V>/, so eval can score each
-// release on its own (`agentwrap eval recordings/<agent>/releases/<V>`).
+// release on its own (`agentwrap eval recordings/<agent>/releases/<V>`). `--agent-server` runs a
+// CLI that has a server of its own (OpenCode) with it started as a user would (`--port`), so
+// agentwrap follows its event stream, into recordings/<agent>/server/.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
@@ -37,12 +39,14 @@ function parseArgs(argv) {
     else if (a === '--out') o.out = val();
     else if (a === '--install-only') o.installOnly = true;
     else if (a === '--no-eval') o.eval = false;
+    else if (a === '--agent-server') o.agentServer = true;
     else if (a === '--help' || a === '-h') { console.log(readUsage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}`);
   }
   for (const a of o.agents) if (!AGENTS[a]) throw new Error(`unknown agent ${a} (known: ${AGENT_NAMES.join(', ')})`);
   for (const p of o.personalities) if (!PERSONALITY_NAMES.includes(p)) throw new Error(`unknown personality ${p} (known: ${PERSONALITY_NAMES.join(', ')})`);
   if (o.version !== undefined && (o.latest || o.agents.length !== 1)) throw new Error('--version needs exactly one --agent and no --latest');
+  if (o.agentServer) for (const a of o.agents) if (!AGENTS[a].eventServer) throw new Error(`--agent-server: ${a} has no server of its own to start`);
   for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
   return o;
 }
@@ -50,8 +54,10 @@ function parseArgs(argv) {
 function readUsage() {
   return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
                           [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only] [--no-eval]
-                          [--personality P,Q] [--version V]
+                          [--personality P,Q] [--version V] [--agent-server]
   --version V   (with one --agent) record release V instead of the pin, into <out>/<agent>/releases/V/
+  --agent-server  run the CLI with its own server as a user would start it (OpenCode: --port 4096),
+                which agentwrap follows, into <out>/<agent>/server/
 agents: ${AGENT_NAMES.join(', ')}
 personalities: ${PERSONALITY_NAMES.join(', ')} (default ${DEFAULT_PERSONALITY})
 scenarios: ${SCENARIO_NAMES.join(', ')}`;
@@ -118,8 +124,9 @@ async function main() {
       for (const [cols, rows] of o.sizes) {
         const t0 = Date.now();
         const agentDir = o.version === undefined ? join(o.out, agent) : join(o.out, agent, 'releases', o.version);
-        const outDir = personality === DEFAULT_PERSONALITY ? agentDir : join(agentDir, personality);
-        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, relay: snapshot?.relay, netns: INSIDE });
+        const personaDir = personality === DEFAULT_PERSONALITY ? agentDir : join(agentDir, personality);
+        const outDir = o.agentServer ? join(personaDir, 'server') : personaDir;
+        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, relay: snapshot?.relay, netns: INSIDE, agentServer: o.agentServer });
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok && !recorded.includes(agent)) recorded.push(agent);
         if (r.ok) console.log(`ok   ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
