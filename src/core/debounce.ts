@@ -5,7 +5,8 @@
  *
  * - process exit publishes at once (it is final);
  * - a freeze decision holds the published state and leaves pending holds untouched;
- * - blocked publishes at once; so does strong working, and any working while leaving blocked,
+ * - blocked publishes at once; so does strong working, and any working while leaving a blocked
+ *   the operator answered (weak working at a dialog nobody answered waits as it does at idle),
  *   except working nobody asked for: in the agent's first answer to an interrupt key (Esc,
  *   Ctrl-C; nothing typed since, output not yet quiet QUIET_RECHECK_MS), as the frame the agent
  *   was drawing before it handled the key can still say working, and before the operator typed
@@ -120,6 +121,8 @@ export interface WorkingContext {
   readonly interrupt?: InterruptAnswer | undefined;
   /** Nothing typed yet and no prompt on the command line: the agent is starting up. */
   readonly isBeforeInput?: boolean;
+  /** Blocked is published and no input came since: whatever leaves it, the operator did not answer. */
+  readonly isDialogUnanswered?: boolean;
 }
 
 /**
@@ -180,7 +183,11 @@ export function debounce(
             : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, unaskedWorkingSinceMs: undefined };
         return result('working', next, 'steady', 'same-as-published');
       }
-      if (decision.confidence === 'strong' || previousPublished === 'blocked') {
+      // Weak working (CPU alone) leaves blocked at once only after an answer: live under load,
+      // Gemini's first-run auth box mid-redraw matched no rule for one tick while its CPU ran,
+      // and blocked → working → blocked flickered for 0.1 s at a dialog nobody had answered.
+      const isAnsweredDialog = previousPublished === 'blocked' && context.isDialogUnanswered !== true;
+      if (decision.confidence === 'strong' || isAnsweredDialog) {
         const unasked = unaskedWorking(context);
         if (unasked !== undefined) {
           // Published once it held UNASKED_WORKING_CONFIRM_MS: Pi's loader after a denial is real

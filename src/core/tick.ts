@@ -156,6 +156,7 @@ export function tick(
   const held = debounce(previousSession.raw, decision, state.debounce, nowMs, {
     interrupt: snapshot.interruptAnswer,
     isBeforeInput: snapshot.lastOperatorInputAtMs === undefined && !previousSession.isPromptPending,
+    isDialogUnanswered: previousSession.raw === 'blocked' && (snapshot.lastInputAtMs ?? -Infinity) < previousSession.stateSinceMs,
   });
   const dog = watchdog(state.watchdog, held.published, snapshot, nowMs);
   // The record names the evidence behind what is published: while debounce holds a different

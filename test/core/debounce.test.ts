@@ -85,6 +85,15 @@ describe('debounce', () => {
     expect(confirmed).toMatchObject({ published: 'working', action: 'publish', reason: 'working-at-once' });
   });
 
+  it('leaves an answered dialog at once on weak working, an unanswered one only after WEAK_WORKING_CONFIRM_MS', () => {
+    const answered = debounce('blocked', weakWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: false });
+    const unanswered = debounce('blocked', weakWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: true });
+
+    expect(answered).toMatchObject({ published: 'working', reason: 'working-at-once' });
+    expect(unanswered).toMatchObject({ published: 'blocked', action: 'hold', reason: 'weak-working-confirming' });
+    expect(debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: true }).published).toBe('working');
+  });
+
   it('does not hold working after an interrupt key before any answer, or once the answer went quiet', () => {
     const silent = { interruptAtMs: T0, lastOutputAtMs: undefined, isOver: false };
     const newDrawing = { interruptAtMs: T0, lastOutputAtMs: T0 + 40, isOver: true }; // Grok: a new request after the denial
