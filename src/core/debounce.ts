@@ -5,11 +5,13 @@
  *
  * - process exit publishes at once (it is final);
  * - a freeze decision holds the published state and leaves pending holds untouched;
- * - blocked publishes at once; so does strong working, and any working while leaving blocked,
- *   except in the agent's first answer to an interrupt key (Esc, Ctrl-C; nothing typed since,
- *   output not yet quiet QUIET_RECHECK_MS): working drawn there must hold
- *   INTERRUPT_WORKING_CONFIRM_MS, as the frame the agent was drawing before it handled the key
- *   can still say working;
+ * - blocked publishes at once; so does strong working, and any working while leaving a blocked
+ *   the operator answered (weak working at a dialog nobody answered waits as it does at idle),
+ *   except working nobody asked for: in the agent's first answer to an interrupt key (Esc,
+ *   Ctrl-C; nothing typed since, output not yet quiet QUIET_RECHECK_MS), as the frame the agent
+ *   was drawing before it handled the key can still say working, and before the operator typed
+ *   anything, as an agent may flash a spinner while it loads; there working must hold
+ *   UNASKED_WORKING_CONFIRM_MS;
  * - weak working must persist WEAK_WORKING_CONFIRM_MS before it replaces idle or unknown;
  * - strong idle from a rule with a `reason` (a drawn, named end of turn) publishes at once;
  * - otherwise idle must persist IDLE_HOLD_STRONG_MS (strong; a rule's own `idle_hold_ms` instead, when
@@ -28,8 +30,8 @@ import {
   IDLE_HOLD_CAP_MS,
   IDLE_HOLD_STRONG_MS,
   IDLE_HOLD_WEAK_MS,
-  INTERRUPT_WORKING_CONFIRM_MS,
   STOPPED_STUCK_MS,
+  UNASKED_WORKING_CONFIRM_MS,
   UNKNOWN_HOLD_MS,
   WATCHDOG_QUIET_MS,
   WEAK_WORKING_CONFIRM_MS,
@@ -46,8 +48,8 @@ export interface DebounceState {
   readonly weakWorkingSinceMs: number | undefined;
   /** Since when arbitration has found nothing while something else is published. */
   readonly unknownSinceMs: number | undefined;
-  /** Since when working has been decided inside the agent's first answer to an interrupt key. */
-  readonly interruptWorkingSinceMs?: number | undefined;
+  /** Since when working nobody asked for has been decided (WorkingContext). */
+  readonly unaskedWorkingSinceMs?: number | undefined;
   /** Times of published transitions within FLAP_WINDOW_MS, oldest first. */
   readonly transitionsMs: readonly number[];
 }
@@ -70,6 +72,7 @@ export type DebounceReason =
   | 'blocked-at-once'
   | 'working-at-once'
   | 'working-after-interrupt'
+  | 'working-before-input'
   | 'weak-working-confirming'
   | 'weak-working-confirmed'
   | 'idle-named-end'
@@ -112,13 +115,26 @@ function pruneTransitions(transitionsMs: readonly number[], nowMs: number): read
   return transitionsMs.filter((atMs) => nowMs - atMs < FLAP_WINDOW_MS);
 }
 
+/** What the tick knows about who asked for the work now on screen (core/tick.ts). */
+export interface WorkingContext {
+  /** The agent's answer to the operator's last interrupt key, if one was pressed. */
+  readonly interrupt?: InterruptAnswer | undefined;
+  /** Nothing typed yet and no prompt on the command line: the agent is starting up. */
+  readonly isBeforeInput?: boolean;
+  /** Blocked is published and no input came since: whatever leaves it, the operator did not answer. */
+  readonly isDialogUnanswered?: boolean;
+}
+
 /**
- * Whether working decided now is inside the agent's first answer to an interrupt key, still
- * being drawn: the frame may be the one it was drawing before it handled the key. Working in
- * later output, after the answer went quiet (Grok answers a denial with a new request), is not.
+ * Why working decided now may be a frame nobody asked for, or undefined when it is not: the
+ * agent's first answer to an interrupt key, still being drawn (the frame may be the one it was
+ * drawing before it handled the key; working in later output, after the answer went quiet, as
+ * when Grok answers a denial with a new request, is not), or start-up before any input.
  */
-function isInInterruptAnswer(answer: InterruptAnswer | undefined): boolean {
-  return answer !== undefined && !answer.isOver && answer.lastOutputAtMs !== undefined;
+function unaskedWorking(context: WorkingContext): 'working-after-interrupt' | 'working-before-input' | undefined {
+  const answer = context.interrupt;
+  if (answer !== undefined && !answer.isOver && answer.lastOutputAtMs !== undefined) return 'working-after-interrupt';
+  return context.isBeforeInput === true ? 'working-before-input' : undefined;
 }
 
 export function debounce(
@@ -126,7 +142,7 @@ export function debounce(
   decision: Decision,
   pending: DebounceState,
   nowMs: number,
-  interrupt?: InterruptAnswer,
+  context: WorkingContext = {},
 ): DebounceResult {
   const recent = pruneTransitions(pending.transitionsMs, nowMs);
   const result = (
@@ -164,16 +180,22 @@ export function debounce(
         const next =
           decision.confidence === 'strong'
             ? cleared
-            : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, interruptWorkingSinceMs: undefined };
+            : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, unaskedWorkingSinceMs: undefined };
         return result('working', next, 'steady', 'same-as-published');
       }
-      if (decision.confidence === 'strong' || previousPublished === 'blocked') {
-        if (isInInterruptAnswer(interrupt)) {
-          // Published once it held INTERRUPT_WORKING_CONFIRM_MS: Pi's loader after a denial is
-          // real work and keeps being drawn; Codex's stale frame was gone 11 ms later.
-          const sinceMs = pending.interruptWorkingSinceMs ?? nowMs;
-          if (!hasElapsed(sinceMs, INTERRUPT_WORKING_CONFIRM_MS, nowMs)) {
-            return result(previousPublished, { ...cleared, interruptWorkingSinceMs: sinceMs }, 'hold', 'working-after-interrupt', `${nowMs - sinceMs} of ${INTERRUPT_WORKING_CONFIRM_MS} ms`);
+      // Weak working (CPU alone) leaves blocked at once only after an answer: live under load,
+      // Gemini's first-run auth box mid-redraw matched no rule for one tick while its CPU ran,
+      // and blocked → working → blocked flickered for 0.1 s at a dialog nobody had answered.
+      const isAnsweredDialog = previousPublished === 'blocked' && context.isDialogUnanswered !== true;
+      if (decision.confidence === 'strong' || isAnsweredDialog) {
+        const unasked = unaskedWorking(context);
+        if (unasked !== undefined) {
+          // Published once it held UNASKED_WORKING_CONFIRM_MS: Pi's loader after a denial is real
+          // work and keeps being drawn; Codex's stale frame after Esc was gone 11 ms later, its
+          // start-up spinner 3-101 ms later.
+          const sinceMs = pending.unaskedWorkingSinceMs ?? nowMs;
+          if (!hasElapsed(sinceMs, UNASKED_WORKING_CONFIRM_MS, nowMs)) {
+            return result(previousPublished, { ...cleared, unaskedWorkingSinceMs: sinceMs }, 'hold', unasked, `${nowMs - sinceMs} of ${UNASKED_WORKING_CONFIRM_MS} ms`);
           }
         }
         return result('working', cleared, 'publish', 'working-at-once');
@@ -185,7 +207,7 @@ export function debounce(
       }
       return result(
         previousPublished,
-        { ...pending, idleRunMs: undefined, weakWorkingSinceMs: sinceMs, unknownSinceMs: undefined, interruptWorkingSinceMs: undefined },
+        { ...pending, idleRunMs: undefined, weakWorkingSinceMs: sinceMs, unknownSinceMs: undefined, unaskedWorkingSinceMs: undefined },
         'hold',
         'weak-working-confirming',
         `${heldMs} of ${WEAK_WORKING_CONFIRM_MS} ms`,
@@ -239,7 +261,7 @@ export function debounce(
       // Neutral for a pending idle run: keep it, so one empty evaluation does not restart the hold.
       return result(
         previousPublished,
-        { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: sinceMs, interruptWorkingSinceMs: undefined },
+        { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: sinceMs, unaskedWorkingSinceMs: undefined },
         'hold',
         'unknown-grace',
         `${heldMs} of ${UNKNOWN_HOLD_MS} ms`,
@@ -261,7 +283,7 @@ export function debounceDeadlinesMs(pending: DebounceState, lastDecision: Decisi
   }
   if (pending.weakWorkingSinceMs !== undefined) deadlines.push(pending.weakWorkingSinceMs + WEAK_WORKING_CONFIRM_MS);
   if (pending.unknownSinceMs !== undefined) deadlines.push(pending.unknownSinceMs + UNKNOWN_HOLD_MS);
-  if (pending.interruptWorkingSinceMs !== undefined) deadlines.push(pending.interruptWorkingSinceMs + INTERRUPT_WORKING_CONFIRM_MS);
+  if (pending.unaskedWorkingSinceMs !== undefined) deadlines.push(pending.unaskedWorkingSinceMs + UNASKED_WORKING_CONFIRM_MS);
   return deadlines;
 }
 

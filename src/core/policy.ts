@@ -80,15 +80,20 @@ export const IDLE_HOLD_CAP_MS = 5000;
 export const WEAK_WORKING_CONFIRM_MS = 1000;
 
 /**
- * How long working must hold, in the agent's first answer to an interrupt key (Esc, Ctrl-C,
- * nothing typed since; the output that followed the key until it went quiet QUIET_RECHECK_MS),
- * before it replaces blocked or idle. Live in a tmux pane, Codex answered Esc at its permission
- * dialog with one frame still saying "Working (1s • esc to interrupt)" and, 11 ms later,
- * "Conversation interrupted": a tick that fell between the two published working for 1.3 s after
- * the operator denied. Pi answers a denial with real work, its loader redrawn every 80 ms for
- * 0.8 s (recordings/pi/deny-*): 100 ms tells the two apart and delays real working by at most that.
+ * How long working nobody asked for must hold before it replaces blocked, idle or unknown: in the
+ * agent's first answer to an interrupt key (Esc, Ctrl-C, nothing typed since; the output that
+ * followed the key until it went quiet QUIET_RECHECK_MS), and before the operator typed anything
+ * (start-up, no prompt on the command line). Live in a tmux pane, Codex answered Esc at its
+ * permission dialog with one frame still saying "Working (1s • esc to interrupt)" and, 11 ms
+ * later, "Conversation interrupted": a tick that fell between the two published working for 1.3 s
+ * after the operator denied. At start-up every recorded Codex sets a spinner title and OSC 7501
+ * `state=working` for 3-101 ms while it loads, then `idle` (recordings/codex/*.cast before the
+ * first key): a tick that fell inside published working, then idle, and one that did not went
+ * straight to idle, so live and replay disagreed (e2e, codex tmux-truecolor). Pi answers a denial
+ * with real work, its loader redrawn every 80 ms for 0.8 s (recordings/pi/deny-*): 100 ms tells
+ * the two apart and delays real working by at most that.
  */
-export const INTERRUPT_WORKING_CONFIRM_MS = 100;
+export const UNASKED_WORKING_CONFIRM_MS = 100;
 
 /**
  * A published state is kept this long while arbitration finds nothing before `unknown` is

@@ -4,7 +4,9 @@
  * reached after a turn's work (working or blocked, even through unknown) that nobody has seen
  * since. A turn starts when `working` is published after operator input that no turn has
  * answered yet, or after start with a prompt given on the command line; work without one
- * (start-up: loading, a first spinner, a trust dialog) settles to idle, not done. Neither does a
+ * (start-up: loading, a first spinner, a trust dialog, the agent's work after a start-up dialog
+ * was answered, since input typed at a dialog outside any turn answers it and asks nothing)
+ * settles to idle, not done. Neither does a
  * turn the operator stopped: idle reached within INTERRUPT_SETTLE_MS of an interrupt key (Esc,
  * Ctrl-C) pressed during the turn is the operator's own doing, seen as it happens.
  */
@@ -105,9 +107,17 @@ function withChanges(previous: SessionState, next: Omit<SessionState, 'revision'
 export function reduceSession(state: SessionState, published: PublishedFrame, nowMs: number, lastInputAtMs?: number, lastInterruptAtMs?: number): SessionState {
   const isWork = published.raw === 'working' || published.raw === 'blocked';
   const isInputUnanswered = lastInputAtMs !== undefined && (state.answeredInputAtMs === undefined || lastInputAtMs > state.answeredInputAtMs);
-  // Working after unanswered input (or the command line's prompt) starts a turn; input typed
-  // while a turn works (a queued prompt) stays unanswered for the next one.
-  const isTurnStart = published.raw === 'working' && !state.hasWorkPending && (isInputUnanswered || state.isPromptPending);
+  // Input typed at a dialog outside any turn (a trust, sign-in or API-key screen at start-up)
+  // answers the dialog; it is not a prompt. Live, Gemini's first run worked for a second after
+  // the Enter on its key prompt (storing the key) and the reducer took that for a turn: `done`
+  // at the prompt of an agent nobody had asked anything.
+  const isDialogAnswer = isInputUnanswered && state.raw === 'blocked' && !state.hasWorkPending;
+  // Working after unanswered input (or the command line's prompt) starts a turn, and so does a
+  // dialog after a typed prompt (an agent that asks at once: working may never be published);
+  // input typed while a turn works (a queued prompt) stays unanswered for the next one.
+  const isPromptAnswered = isInputUnanswered && !isDialogAnswer;
+  const isTurnStart =
+    !state.hasWorkPending && ((published.raw === 'working' && (isPromptAnswered || state.isPromptPending)) || (published.raw === 'blocked' && isPromptAnswered));
   const isCompletion = published.raw === 'idle' && state.raw !== 'idle' && state.hasWorkPending;
   // A completion resets `seen`: a keystroke typed while the agent worked did not look at the
   // result. An interrupt key is different: the operator stopped the turn and watches it end.
@@ -128,7 +138,7 @@ export function reduceSession(state: SessionState, published: PublishedFrame, no
       seen,
       hasWorkPending,
       turnStartedAtMs,
-      answeredInputAtMs: isTurnStart && isInputUnanswered ? lastInputAtMs : state.answeredInputAtMs,
+      answeredInputAtMs: (isTurnStart || isDialogAnswer) && isInputUnanswered ? lastInputAtMs : state.answeredInputAtMs,
       isPromptPending: state.isPromptPending && !isTurnStart,
       winner: published.winner,
       ruleId: published.ruleId,

@@ -153,7 +153,11 @@ export function tick(
 ): TickResult {
   const previousSession = state.session;
   const decision = arbitrate(snapshot, verdict, previousSession.raw, nowMs);
-  const held = debounce(previousSession.raw, decision, state.debounce, nowMs, snapshot.interruptAnswer);
+  const held = debounce(previousSession.raw, decision, state.debounce, nowMs, {
+    interrupt: snapshot.interruptAnswer,
+    isBeforeInput: snapshot.lastOperatorInputAtMs === undefined && !previousSession.isPromptPending,
+    isDialogUnanswered: previousSession.raw === 'blocked' && (snapshot.lastInputAtMs ?? -Infinity) < previousSession.stateSinceMs,
+  });
   const dog = watchdog(state.watchdog, held.published, snapshot, nowMs);
   // The record names the evidence behind what is published: while debounce holds a different
   // decision (or a freeze holds the state), the evidence that established it stays.

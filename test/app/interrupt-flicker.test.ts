@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
 import { replayRecording } from '../../src/app/replay.js';
-import { PROCESS_SAMPLE_CODE } from '../../src/core/recorded-evidence.js';
 import { decodeRecording, type Recording } from '../../src/core/recording.js';
 import type { DebounceReason } from '../../src/core/debounce.js';
+import { withTickAt } from '../helpers/forced-tick.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CAST = join(ROOT, 'fixtures/evidence/codex-deny-esc-tmux.cast');
@@ -28,15 +28,6 @@ const INTERRUPTED_FRAME_S = 10.503106;
 
 function recording(): Recording {
   return decodeRecording(readFileSync(CAST, 'utf8'), CAST);
-}
-
-/** The recording with a tick forced at `atS`: a copy of the /proc sample before it, taken then. */
-function withTickAt(source: Recording, atS: number): Recording {
-  const sample = [...source.events].reverse().find((event) => event.kind === PROCESS_SAMPLE_CODE && event.t < atS);
-  if (sample === undefined) throw new Error('the fixture has no /proc sample before the forced tick');
-  const events = [...source.events];
-  events.splice(events.findIndex((event) => event.t > atS), 0, { t: atS, kind: PROCESS_SAMPLE_CODE, data: sample.data });
-  return { ...source, events };
 }
 
 describe('working drawn right after an interrupt key (Codex deny, e2e recording)', () => {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
-import { buildLabels, paintStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS } from './labels.mjs';
+import { buildLabels, paintStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS, type Mark } from './labels.mjs';
 
 describe('capture lab mock encoders', () => {
   it('ends an Anthropic tool turn with a tool_use block and stop_reason tool_use', () => {
@@ -154,24 +154,49 @@ describe('capture lab labels', () => {
     expect(quietAfter(busy, 1000)).toBe(1000 + QUIET_CAP_MS);
   });
 
-  it('uses the settle window a mark carries and the default when it is undefined', () => {
-    // The driver passes an agent profile's submitSettleMs/toolSettleMs, undefined for most agents.
-    const labels = buildLabels([
-      { t: 1000, state: 'idle', settle: 0 },
-      { t: 2000, state: 'working', settle: 900 },
-      { t: 5000, state: 'blocked', settle: 1500 },
-      { t: 8000, state: 'working', settle: undefined },
-    ], [], 0);
-    expect(labels).toEqual([
-      { t: 0, state: 'uncertain' },
-      { t: 1, state: 'idle' },
-      { t: 2, state: 'uncertain' },
-      { t: 2.9, state: 'working' },
-      { t: 5, state: 'uncertain' },
-      { t: 6.5, state: 'blocked' },
-      { t: 8, state: 'uncertain' },
-      { t: 8.4, state: 'working' },
-    ]);
+  it.each([
+    {
+      // The driver passes an agent profile's submitSettleMs/toolSettleMs, undefined for most agents.
+      name: 'uses the settle window a mark carries and the default when it is undefined',
+      marks: [
+        { t: 1000, state: 'idle', settle: 0 },
+        { t: 2000, state: 'working', settle: 900 },
+        { t: 5000, state: 'blocked', settle: 1500 },
+        { t: 8000, state: 'working', settle: undefined },
+      ],
+      expected: [
+        { t: 0, state: 'uncertain' },
+        { t: 1, state: 'idle' },
+        { t: 2, state: 'uncertain' },
+        { t: 2.9, state: 'working' },
+        { t: 5, state: 'uncertain' },
+        { t: 6.5, state: 'blocked' },
+        { t: 8, state: 'uncertain' },
+        { t: 8.4, state: 'working' },
+      ],
+    },
+    {
+      // The e2e run's Claude deny (tmux, hooks off, 2026-12-02 03:58): Enter at 6.718 s, Claude's
+      // 1.2 s submit window, the tool call at 7.894 s and its 1 s drawing window.
+      name: "restarts the uncertain span where a new state begins inside the previous mark's window (the scorer times the change from there)",
+      marks: [
+        { t: 3970, state: 'idle', settle: 0 },
+        { t: 6718, state: 'working', settle: 1200 },
+        { t: 7894, state: 'blocked', settle: 1000 },
+        { t: 10081, state: 'idle', settle: 500 },
+      ],
+      expected: [
+        { t: 0, state: 'uncertain' },
+        { t: 3.97, state: 'idle' },
+        { t: 6.718, state: 'uncertain' },
+        { t: 7.894, state: 'uncertain' },
+        { t: 8.894, state: 'blocked' },
+        { t: 10.081, state: 'uncertain' },
+        { t: 10.581, state: 'idle' },
+      ],
+    },
+  ] satisfies { name: string; marks: Mark[]; expected: unknown[] }[])('$name', ({ marks, expected }) => {
+    expect(buildLabels(marks, [], 0)).toEqual(expected);
   });
 
   it('drops a state whose settle window reaches the next mark', () => {
@@ -180,25 +205,6 @@ describe('capture lab labels', () => {
     expect(labels.filter((l) => l.state !== 'uncertain')).toEqual([{ t: 0.8, state: 'working' }]);
   });
 
-  it('restarts the uncertain span where a new state begins inside the previous mark\'s window (the scorer times the change from there)', () => {
-    // The e2e run's Claude deny (tmux, hooks off, 2026-12-02 03:58): Enter at 6.718 s, Claude's
-    // 1.2 s submit window, the tool call at 7.894 s and its 1 s drawing window.
-    const labels = buildLabels([
-      { t: 3970, state: 'idle', settle: 0 },
-      { t: 6718, state: 'working', settle: 1200 },
-      { t: 7894, state: 'blocked', settle: 1000 },
-      { t: 10081, state: 'idle', settle: 500 },
-    ], [], 0);
-    expect(labels).toEqual([
-      { t: 0, state: 'uncertain' },
-      { t: 3.97, state: 'idle' },
-      { t: 6.718, state: 'uncertain' },
-      { t: 7.894, state: 'uncertain' },
-      { t: 8.894, state: 'blocked' },
-      { t: 10.081, state: 'uncertain' },
-      { t: 10.581, state: 'idle' },
-    ]);
-  });
 });
 
 describe('capture lab restart paints', () => {

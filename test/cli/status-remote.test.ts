@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readChildPids, readProcStat } from '../../src/adapters/pty/index.js';
+import type { ControlHandlers } from '../../src/app/control-protocol.js';
 import { startControlServer, type ControlServer, type StateChangeEvent } from '../../src/app/control-socket.js';
 import { EVENTS_UNTIL_EOF_ENV } from '../../src/app/remote-events.js';
 import { createSessionRecord, type SessionRecordInput } from '../../src/core/session-record.js';
@@ -167,6 +168,14 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
     for (const dir of [sshDir, remoteRoot, localRoot]) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A remote session `key` with a live control socket under the box's state directory, recorded as `state`. */
+  async function startRemoteSession(key: string, state: SessionRecordInput['state'], subscribe: ControlHandlers['subscribe']): Promise<void> {
+    const socket = join(remoteRoot, 'sockets', `${key}.sock`);
+    mkdirSync(join(remoteRoot, 'sockets'), { recursive: true, mode: 0o700 });
+    servers.push(await startControlServer(socket, { explain: () => ({}), capture: () => ({}), ack: () => ({}), report: () => ({}), subscribe }));
+    record(remoteRoot, key, { state, control: socket });
+  }
+
   it('status --host merges the remote sessions, each marked with its host, and shows a dead host as unreachable', async () => {
     record(localRoot, 'claude-here', { state: 'idle' });
     const startedAt = Date.now();
@@ -197,21 +206,10 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
 
   it('events --host streams the remote transitions with their host, and reports a dead host once', async () => {
     const emitters = new Set<(event: StateChangeEvent) => void>();
-    const socket = join(remoteRoot, 'sockets', 'claude-live.sock');
-    mkdirSync(join(remoteRoot, 'sockets'), { recursive: true, mode: 0o700 });
-    servers.push(
-      await startControlServer(socket, {
-        explain: () => ({}),
-        capture: () => ({}),
-        ack: () => ({}),
-        report: () => ({}),
-        subscribe: (emit) => {
-          emitters.add(emit);
-          return () => emitters.delete(emit);
-        },
-      }),
-    );
-    record(remoteRoot, 'claude-live', { state: 'working', control: socket });
+    await startRemoteSession('claude-live', 'working', (emit) => {
+      emitters.add(emit);
+      return () => emitters.delete(emit);
+    });
 
     const child = spawn(process.execPath, [CLI, 'events', '--host', 'box', '--host', 'dead'], { env });
     children.push(child);
@@ -235,18 +233,7 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
 
   it.each(['SIGTERM', 'SIGKILL'] as const)('events --host stopped by %s on a quiet host ends the far side\'s events and its ssh, with no event to write', async (signal) => {
     const key = `claude-quiet-${signal.toLowerCase()}`;
-    const socket = join(remoteRoot, 'sockets', `${key}.sock`);
-    mkdirSync(join(remoteRoot, 'sockets'), { recursive: true, mode: 0o700 });
-    servers.push(
-      await startControlServer(socket, {
-        explain: () => ({}),
-        capture: () => ({}),
-        ack: () => ({}),
-        report: () => ({}),
-        subscribe: () => () => undefined,
-      }),
-    );
-    record(remoteRoot, key, { state: 'idle', control: socket });
+    await startRemoteSession(key, 'idle', () => () => undefined);
     const before = new Set(farSideFollowers(remoteRoot));
     const child = spawn(process.execPath, [CLI, 'events', '--host', 'box'], { env });
     children.push(child);

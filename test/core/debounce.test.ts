@@ -14,7 +14,7 @@ import {
   IDLE_HOLD_CAP_MS,
   IDLE_HOLD_STRONG_MS,
   IDLE_HOLD_WEAK_MS,
-  INTERRUPT_WORKING_CONFIRM_MS,
+  UNASKED_WORKING_CONFIRM_MS,
   STOPPED_STUCK_MS,
   UNKNOWN_HOLD_MS,
   WATCHDOG_QUIET_MS,
@@ -58,26 +58,48 @@ describe('debounce', () => {
     expect(result).toMatchObject({ published: 'working', action: 'publish', reason: 'working-at-once' });
   });
 
-  it('holds working in the first answer to an interrupt key until it held INTERRUPT_WORKING_CONFIRM_MS', () => {
+  it('holds working in the first answer to an interrupt key until it held UNASKED_WORKING_CONFIRM_MS', () => {
     const esc = { interruptAtMs: T0, lastOutputAtMs: T0 + 60, isOver: false };
-    const held = debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0 + 65, esc);
-    const stillHeld = debounce('blocked', strongWorking, held.pending, T0 + 65 + INTERRUPT_WORKING_CONFIRM_MS - 1, esc);
-    const confirmed = debounce('blocked', strongWorking, held.pending, T0 + 65 + INTERRUPT_WORKING_CONFIRM_MS, esc);
-    const gone = debounce('blocked', strongIdle, held.pending, T0 + 65 + INTERRUPT_WORKING_CONFIRM_MS, esc);
+    const held = debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0 + 65, { interrupt: esc });
+    const stillHeld = debounce('blocked', strongWorking, held.pending, T0 + 65 + UNASKED_WORKING_CONFIRM_MS - 1, { interrupt: esc });
+    const confirmed = debounce('blocked', strongWorking, held.pending, T0 + 65 + UNASKED_WORKING_CONFIRM_MS, { interrupt: esc });
+    const gone = debounce('blocked', strongIdle, held.pending, T0 + 65 + UNASKED_WORKING_CONFIRM_MS, { interrupt: esc });
 
     expect(held).toMatchObject({ published: 'blocked', action: 'hold', reason: 'working-after-interrupt' });
-    expect(debounceDeadlinesMs(held.pending, strongWorking)).toContain(T0 + 65 + INTERRUPT_WORKING_CONFIRM_MS);
+    expect(debounceDeadlinesMs(held.pending, strongWorking)).toContain(T0 + 65 + UNASKED_WORKING_CONFIRM_MS);
     expect(stillHeld.published).toBe('blocked');
     expect(confirmed).toMatchObject({ published: 'working', action: 'publish', reason: 'working-at-once' });
     expect(gone.published).not.toBe('working');
+  });
+
+  it('holds working before any input (start-up) until it held UNASKED_WORKING_CONFIRM_MS; a spinner gone by then is never published', () => {
+    const startUp = { isBeforeInput: true };
+    const held = debounce('unknown', strongWorking, INITIAL_DEBOUNCE, T0, startUp);
+    const gone = debounce('unknown', strongIdle, held.pending, T0 + 30, startUp);
+    const confirmed = debounce('unknown', strongWorking, held.pending, T0 + UNASKED_WORKING_CONFIRM_MS, startUp);
+
+    expect(held).toMatchObject({ published: 'unknown', action: 'hold', reason: 'working-before-input' });
+    expect(debounceDeadlinesMs(held.pending, strongWorking)).toContain(T0 + UNASKED_WORKING_CONFIRM_MS);
+    expect(gone.published).not.toBe('working');
+    expect(gone.pending.unaskedWorkingSinceMs).toBeUndefined();
+    expect(confirmed).toMatchObject({ published: 'working', action: 'publish', reason: 'working-at-once' });
+  });
+
+  it('leaves an answered dialog at once on weak working, an unanswered one only after WEAK_WORKING_CONFIRM_MS', () => {
+    const answered = debounce('blocked', weakWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: false });
+    const unanswered = debounce('blocked', weakWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: true });
+
+    expect(answered).toMatchObject({ published: 'working', reason: 'working-at-once' });
+    expect(unanswered).toMatchObject({ published: 'blocked', action: 'hold', reason: 'weak-working-confirming' });
+    expect(debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: true }).published).toBe('working');
   });
 
   it('does not hold working after an interrupt key before any answer, or once the answer went quiet', () => {
     const silent = { interruptAtMs: T0, lastOutputAtMs: undefined, isOver: false };
     const newDrawing = { interruptAtMs: T0, lastOutputAtMs: T0 + 40, isOver: true }; // Grok: a new request after the denial
 
-    expect(debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0 + 50, silent).reason).toBe('working-at-once');
-    expect(debounce('idle', strongWorking, INITIAL_DEBOUNCE, T0 + 520, newDrawing).reason).toBe('working-at-once');
+    expect(debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0 + 50, { interrupt: silent }).reason).toBe('working-at-once');
+    expect(debounce('idle', strongWorking, INITIAL_DEBOUNCE, T0 + 520, { interrupt: newDrawing }).reason).toBe('working-at-once');
   });
 
   it('publishes process exit at once, as final', () => {

@@ -48,6 +48,26 @@ describe('session reducer', () => {
       expect(withInput([['blocked'], ['blocked', 1500], ['idle', 1500]]).state).toBe('idle');
     });
 
+    it('the agent working after a start-up dialog was answered is not a turn (Gemini storing an API key)', () => {
+      // blocked (the key prompt), the Enter typed at 1500 seen while blocked is published, the
+      // agent's CPU published as working, then its ready prompt.
+      expect(withInput([['blocked'], ['blocked', 1500], ['working', 1500], ['idle', 1500]]).state).toBe('idle');
+    });
+
+    it('a prompt typed after the start-up dialog is a turn and ends in done', () => {
+      const state = withInput([['blocked'], ['idle', 1500], ['idle', 2500], ['working', 2500], ['idle', 2500]]);
+      expect(state.state).toBe('done');
+    });
+
+    it('a dialog drawn right after a typed prompt starts the turn, though working was never published', () => {
+      // Under load a tick can miss a short working: the demo agent asks for permission at once.
+      expect(withInput([['idle'], ['blocked', 1500], ['working', 2500], ['idle', 2500]]).state).toBe('done');
+    });
+
+    it('a dialog inside a turn is still the turn: its answer and the work after it end in done', () => {
+      expect(withInput([['working', 500], ['blocked', 500], ['working', 2500], ['idle', 2500]]).state).toBe('done');
+    });
+
     it('working that follows a typed prompt is a turn and ends in done', () => {
       const state = withInput([['working'], ['idle'], ['idle', 2500], ['working', 2500], ['idle', 2500]]);
       expect(state.state).toBe('done');

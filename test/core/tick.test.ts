@@ -213,7 +213,8 @@ describe('skipping work and waking on time', () => {
   });
 
   it('a title spinner losing authority is a wake-up even with an unchanged snapshot', () => {
-    const spinning = snapshot({ title: title('⠋ Codex', 0) });
+    // Typed at 0: working nobody asked for (start-up) would be held UNASKED_WORKING_CONFIRM_MS first.
+    const spinning = snapshot({ title: title('⠋ Codex', 0), lastOperatorInputAtMs: 0 });
     const det = tick(initialDetectorState(0), spinning, verdict(), 0).state;
 
     expect(det.session.state).toBe('working');
@@ -222,7 +223,7 @@ describe('skipping work and waking on time', () => {
   });
 
   it('the watchdog window is a wake-up for a quiet working session', () => {
-    const snap = snapshot({ lastOutputAtMs: 0 });
+    const snap = snapshot({ lastOutputAtMs: 0, lastOperatorInputAtMs: 0 });
     const det = tick(initialDetectorState(0), snap, verdict(strongWorking()), 0).state;
 
     expect(nextWakeMs(det, 0)).toBe(WATCHDOG_QUIET_MS);
