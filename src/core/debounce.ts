@@ -121,7 +121,12 @@ export interface WorkingContext {
   readonly interrupt?: InterruptAnswer | undefined;
   /** Nothing typed yet and no prompt on the command line: the agent is starting up. */
   readonly isBeforeInput?: boolean;
-  /** Blocked is published and no input came since: whatever leaves it, the operator did not answer. */
+  /**
+   * Blocked is published and no input came since: whatever leaves it, the operator did not
+   * answer, so weak working (CPU alone) waits as it does at idle. Live under load, Gemini's
+   * first-run auth box mid-redraw matched no rule for one tick while its CPU ran, and blocked →
+   * working → blocked flickered for 0.1 s at a dialog nobody had answered.
+   */
   readonly isDialogUnanswered?: boolean;
 }
 
@@ -135,6 +140,18 @@ function unaskedWorking(context: WorkingContext): 'working-after-interrupt' | 'w
   const answer = context.interrupt;
   if (answer !== undefined && !answer.isOver && answer.lastOutputAtMs !== undefined) return 'working-after-interrupt';
   return context.isBeforeInput === true ? 'working-before-input' : undefined;
+}
+
+/**
+ * The hold on working nobody asked for, or undefined when it may be published now: published
+ * once it held UNASKED_WORKING_CONFIRM_MS. Pi's loader after a denial is real work and keeps
+ * being drawn; Codex's stale frame after Esc was gone 11 ms later, its start-up spinner 3-101 ms later.
+ */
+function unaskedHold(context: WorkingContext, pending: DebounceState, nowMs: number): { reason: DebounceReason; sinceMs: number } | undefined {
+  const reason = unaskedWorking(context);
+  if (reason === undefined) return undefined;
+  const sinceMs = pending.unaskedWorkingSinceMs ?? nowMs;
+  return hasElapsed(sinceMs, UNASKED_WORKING_CONFIRM_MS, nowMs) ? undefined : { reason, sinceMs };
 }
 
 export function debounce(
@@ -183,20 +200,11 @@ export function debounce(
             : { ...pending, idleRunMs: undefined, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, unaskedWorkingSinceMs: undefined };
         return result('working', next, 'steady', 'same-as-published');
       }
-      // Weak working (CPU alone) leaves blocked at once only after an answer: live under load,
-      // Gemini's first-run auth box mid-redraw matched no rule for one tick while its CPU ran,
-      // and blocked → working → blocked flickered for 0.1 s at a dialog nobody had answered.
       const isAnsweredDialog = previousPublished === 'blocked' && context.isDialogUnanswered !== true;
       if (decision.confidence === 'strong' || isAnsweredDialog) {
-        const unasked = unaskedWorking(context);
-        if (unasked !== undefined) {
-          // Published once it held UNASKED_WORKING_CONFIRM_MS: Pi's loader after a denial is real
-          // work and keeps being drawn; Codex's stale frame after Esc was gone 11 ms later, its
-          // start-up spinner 3-101 ms later.
-          const sinceMs = pending.unaskedWorkingSinceMs ?? nowMs;
-          if (!hasElapsed(sinceMs, UNASKED_WORKING_CONFIRM_MS, nowMs)) {
-            return result(previousPublished, { ...cleared, unaskedWorkingSinceMs: sinceMs }, 'hold', unasked, `${nowMs - sinceMs} of ${UNASKED_WORKING_CONFIRM_MS} ms`);
-          }
+        const hold = unaskedHold(context, pending, nowMs);
+        if (hold !== undefined) {
+          return result(previousPublished, { ...cleared, unaskedWorkingSinceMs: hold.sinceMs }, 'hold', hold.reason, `${nowMs - hold.sinceMs} of ${UNASKED_WORKING_CONFIRM_MS} ms`);
         }
         return result('working', cleared, 'publish', 'working-at-once');
       }

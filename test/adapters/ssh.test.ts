@@ -42,8 +42,10 @@ describe('ssh command', () => {
   });
 
   it('stops the user\'s own ssh command itself, not a shell in front of it', async () => {
-    // A stand-in for `ssh -F …` that would wait on the far side's events for ever.
-    const env = { AGENTWRAP_SSH_COMMAND: `${process.execPath} -e "setTimeout(() => undefined, 30000)"` };
+    // A stand-in for `ssh -F …` that would wait on the far side's events for ever. `--` ends
+    // node's own options: without it node refuses the ssh options that follow (`bad option: -o`)
+    // and exits, and the test passed only when it read the pid before that.
+    const env = { AGENTWRAP_SSH_COMMAND: `${process.execPath} -e "setTimeout(() => undefined, 30000)" --` };
     const child = spawnSsh({ host: 'box', env }, ['events']);
     const pid = child.pid ?? -1;
     // The shell execs the command: the pid agentwrap holds becomes node's once it has.
