@@ -238,7 +238,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
     const full = { t: nowMs(), ...e };
     events.push(full);
     bus.emit('event', full);
-    log(`[mock] ${full.type} ${full.api ?? ''} ${full.kind ?? ''} ${full.step ?? ''} ${full.detail ?? ''}`);
+    log(`[mock] ${full.type} ${full.api ?? ''} ${full.kind ?? ''}${full.thread ? ` (${full.thread})` : ''} ${full.step ?? ''} ${full.detail ?? ''}`);
     return full;
   };
 

@@ -402,23 +402,53 @@ Object.assign(SCENARIOS, {
       ],
     }),
   },
+  // Claude: its Agent tool, the subagent's turn inline. Codex: multi_agent_v1's spawn_agent, then
+  // wait_agent on the id spawn_agent returned; the sub-agent runs its own turn on its own thread
+  // (mock steps `thread: 'sub'`) while the parent waits, then the parent answers.
   subagent: {
-    agents: ['claude'],
-    vary: (rng) => ({
-      script: [
-        { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'Agent', input: { description: 'Survey the project', prompt: 'List the files of this project and what each one holds.', subagent_type: 'general-purpose', run_in_background: false } } },
-        // The subagent's own turn (its requests carry tools too, so they are main requests).
-        { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 },
-        { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 },
-      ],
-      actions: [
-        { do: 'idle', ms: 1000 },
-        { do: 'prompt', text: pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']) },
-        { do: 'auto_tool' },
-        { do: 'turn_end' },
-        { do: 'idle', ms: 3000 },
-      ],
-    }),
+    agents: ['claude', 'codex'],
+    vary: (rng, agent) => {
+      const survey = 'List the files of this project and what each one holds.';
+      const childAnswer = { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 };
+      const final = { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 };
+      const prompt = pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']);
+      if (agent === 'codex') {
+        const multiAgent = (name, input) => ({ namespace: 'multi_agent_v1', name, input });
+        return {
+          script: [
+            { think: 600, text: 'I will hand the survey to a sub-agent.', chunkMs: 35, tool: multiAgent('spawn_agent', { message: survey }) },
+            { think: 500, text: 'Waiting for its report.', chunkMs: 35, tool: multiAgent('wait_agent', { targets: ['{agentId}'], timeout_ms: 60_000 }) },
+            // Longer than Claude's: Codex's parent shows no status row while it waits ("• Waiting
+            // for <id>" above the composer), only its title spinner.
+            { thread: 'sub', ...childAnswer, think: 4000 },
+            final,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'auto_tool' },
+            { do: 'auto_tool' },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      return {
+        script: [
+          { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'Agent', input: { description: 'Survey the project', prompt: survey, subagent_type: 'general-purpose', run_in_background: false } } },
+          // The subagent's own turn (its requests carry tools too, so they are main requests).
+          childAnswer,
+          final,
+        ],
+        actions: [
+          { do: 'idle', ms: 1000 },
+          { do: 'prompt', text: prompt },
+          { do: 'auto_tool' },
+          { do: 'turn_end' },
+          { do: 'idle', ms: 3000 },
+        ],
+      };
+    },
   },
   menus: {
     vary: (rng) => ({
