@@ -278,15 +278,38 @@ Object.assign(SCENARIOS, {
   // Claude: Write the plan file, then ExitPlanMode ("Would you like to proceed?"). Codex: in Plan
   // mode the answer carries the plan in a <proposed_plan> block; when the turn ends Codex asks
   // "Implement this plan? › 1. Yes, implement this plan … enter select · esc back", and Enter
-  // submits "Implement the plan." in Default mode, a new turn.
+  // submits "Implement the plan." in Default mode, a new turn. Gemini: enter_plan_mode asks
+  // ("Action Required … Enter Plan Mode … Allow once": Enter), write_file saves the plan under
+  // a bare name in its plans folder (its plan policy allows that unasked), exit_plan_mode asks
+  // "Ready to start implementation?" (Down, Enter: "Yes, manually accept edits", the default
+  // approval mode again), then the model goes on in the same turn.
   plan: {
-    agents: ['claude', 'codex'],
+    agents: ['claude', 'codex', 'gemini'],
     seed: { defaultMode: 'plan' },
     vary: (rng, agent) => {
       const plan = pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']);
       // Drawn in the order the Claude-only version drew them, so its recordings stay reproducible.
       const approved = { think: 600 + Math.floor(rng() * 600), text: 'Plan approved. I will start with the validation.', chunkMs: 40 };
       const prompt = pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']);
+      if (agent === 'gemini') {
+        return {
+          script: [
+            { think: 700, text: 'I will plan this first.', chunkMs: 35, tool: { name: 'enter_plan_mode', input: { reason: 'Plan the change before editing' } } },
+            { think: 600, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'write_file', input: { file_path: 'plan.md', content: plan } } },
+            { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'exit_plan_mode', input: { plan_filename: 'plan.md' } } },
+            approved,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'approve' },
+            { do: 'auto_tool' },
+            { do: 'approve', keys: ['\x1b[B', '\r'] },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
       if (agent === 'codex') {
         return {
           script: [{ think: 700, text: `Here is my plan.\n\n<proposed_plan>\n${plan}</proposed_plan>\n`, chunkMs: 35 }, approved],
