@@ -427,14 +427,33 @@ Object.assign(SCENARIOS, {
   },
   // Claude: its Agent tool, the subagent's turn inline. Codex: multi_agent_v1's spawn_agent, then
   // wait_agent on the id spawn_agent returned; the sub-agent runs its own turn on its own thread
-  // (mock steps `thread: 'sub'`) while the parent waits, then the parent answers.
+  // (mock steps `thread: 'sub'`) while the parent waits, then the parent answers. Gemini: its
+  // invoke_agent tool (allowed unasked in the default mode) runs codebase_investigator, whose own
+  // requests come in turn, like Claude's, and end with complete_task and its report.
   subagent: {
-    agents: ['claude', 'codex'],
+    agents: ['claude', 'codex', 'gemini'],
     vary: (rng, agent) => {
       const survey = 'List the files of this project and what each one holds.';
       const childAnswer = { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 };
       const final = { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 };
       const prompt = pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']);
+      if (agent === 'gemini') {
+        const report = { SummaryOfFindings: childAnswer.text, ExplorationTrace: ['Listed the project folder.'], RelevantLocations: [{ FilePath: 'app.js', Reasoning: 'Exports add(a, b).', KeySymbols: ['add'] }] };
+        return {
+          script: [
+            { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'invoke_agent', input: { agent_name: 'codebase_investigator', prompt: survey } } },
+            { think: 4000, text: 'Survey done.', chunkMs: 35, tool: { name: 'complete_task', input: { report } } },
+            final,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'auto_tool' },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
       if (agent === 'codex') {
         const multiAgent = (name, input) => ({ namespace: 'multi_agent_v1', name, input });
         return {
