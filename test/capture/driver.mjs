@@ -13,7 +13,7 @@ import { startMock, nowMs } from './mock.mjs';
 import { seed } from './seed.mjs';
 import { AGENTS } from './agents.mjs';
 import { SCENARIOS } from './scenarios.mjs';
-import { buildLabels, labelsToJsonl, keyClockOffsetMs, paintStart } from './labels.mjs';
+import { buildLabels, labelsToJsonl, keyClockOffsetMs, paintStart, KEY_SLACK_MS } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
 import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
@@ -369,7 +369,11 @@ export async function runScenario(opts) {
       await sleep(25);
     }
   };
-  const isMainRequest = (e) => e.type === 'request' && e.kind === 'main';
+  // A sub-agent's requests (mock.mjs `thread: 'sub'`) run beside its parent's turn: they neither
+  // continue nor end it.
+  const isMainRequest = (e) => e.type === 'request' && e.kind === 'main' && e.thread !== 'sub';
+  const isTurnEnd = (e) => e.type === 'stream_end' && !e.tool && !e.retryable && e.thread !== 'sub';
+  const isToolCall = (e) => e.type === 'tool_call_sent' && e.thread !== 'sub';
 
   let currentCols = cols;
   let currentRows = rows;
@@ -419,7 +423,7 @@ export async function runScenario(opts) {
             // that restarts the CLI (Gemini's trust: "Gemini CLI is restarting to apply the trust
             // changes...", 2-5 s) is idle until the new process starts: nothing waits on the user
             // and no turn runs.
-            if (step.key === '\r') mark(step.restarts ? 'idle' : step.then, t, { settle: step.settleMs ?? 600, why: step.restarts ? 'startup answered: restarting' : 'startup answered' });
+            if (step.key === '\r') mark(step.restarts ? 'idle' : step.then, t - KEY_SLACK_MS, { settle: step.settleMs ?? 600, why: step.restarts ? 'startup answered: restarting' : 'startup answered' });
             if (step.restarts) {
               // Wait (by /proc, not the screen) for the new process, then for its first paint
               // (repaintBytes of output) to go quiet: the next state holds from the paint's first
@@ -448,14 +452,14 @@ export async function runScenario(opts) {
           await humanPause(300, 700);
           cursor = mock.events.length;
           const t = write(profile.keys.submit, 'submit');
-          mark('working', t, { settle: profile.submitSettleMs, why: 'prompt submitted' });
+          mark('working', t - KEY_SLACK_MS, { settle: profile.submitSettleMs, why: 'prompt submitted' });
           lastWasDeny = false;
           break;
         }
         case 'auto_tool': {
           // A tool the CLI runs without asking (pre-approved shell, Read, Task): no dialog, no
           // key; the turn stays working until the tool's result comes back as a main request.
-          const call = await waitEvent((e) => e.type === 'tool_call_sent');
+          const call = await waitEvent(isToolCall);
           if (!call) throw new Error('no tool call from the mock');
           const result = await waitEvent(isMainRequest, action.capMs ?? 30_000, { advance: false });
           if (!result) throw new Error(`tool ${call.detail} never reported back (did the CLI ask for approval?)`);
@@ -470,7 +474,7 @@ export async function runScenario(opts) {
           const keys = [].concat(profile.keys.interrupt ?? '\x1b');
           for (const k of keys.slice(0, -1)) { write(k, 'interrupt'); await sleep(250); }
           const t = write(keys.at(-1), 'interrupt');
-          mark('idle', t, { settle: 'quiet', why: 'interrupted' });
+          mark('idle', t - KEY_SLACK_MS, { settle: 'quiet', why: 'interrupted' });
           await waitQuiet(800, 5000);
           await snap('after interrupt');
           break;
@@ -492,8 +496,10 @@ export async function runScenario(opts) {
         }
         case 'approve':
         case 'deny': {
-          const call = await waitEvent((e) => e.type === 'tool_call_sent');
-          if (!call) throw new Error('no tool call from the mock');
+          // `on: 'stream_end'`: a dialog the CLI draws when the model's answer ends, not on a tool
+          // call (Codex's "Implement this plan?" after a proposed plan).
+          const call = await waitEvent(action.on === 'stream_end' ? isTurnEnd : isToolCall);
+          if (!call) throw new Error(action.on === 'stream_end' ? 'no answer from the mock' : 'no tool call from the mock');
           // A human reads a dialog once it is drawn: a CLI whose busy row animates until its
           // dialog replaces it (`dialogQuietMs`, OpenCode) is waited for until its output goes
           // quiet. Keys sent before the dialog is up go nowhere (OpenCode 1.18.21 on the loaded
@@ -504,12 +510,12 @@ export async function runScenario(opts) {
           const auto = await waitEvent(isMainRequest, 1800 + Math.floor(rng() * 1200), { advance: false });
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
-          mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: `tool call ${call.detail}` });
+          mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: call.type === 'stream_end' ? 'answer ended: dialog' : `tool call ${call.detail}` });
           // `keys` answers a dialog that needs more than one key (a question, a multi-step form);
           // the dialog holds until the last one.
           for (const k of (action.keys ?? []).slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
           const t = write(action.keys?.at(-1) ?? (action.do === 'approve' ? profile.keys.approve : profile.keys.deny), action.do);
-          mark('working', t, { why: action.do });
+          mark('working', t - KEY_SLACK_MS, { why: action.do });
           lastWasDeny = action.do === 'deny';
           break;
         }
@@ -538,7 +544,7 @@ export async function runScenario(opts) {
           }
           for (;;) {
             // A retried API error (overloaded, rate-limited) does not end the turn.
-            const end = await waitEvent((e) => e.type === 'stream_end' && !e.tool && !e.retryable, action.capMs ?? WAIT_CAP_MS);
+            const end = await waitEvent(isTurnEnd, action.capMs ?? WAIT_CAP_MS);
             if (!end) throw new Error('turn did not end');
             const more = await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
             if (more) continue;
@@ -623,7 +629,7 @@ export async function runScenario(opts) {
     error: error ?? null,
     exit: exitInfo ?? null,
     titles: titles.map((x) => ({ t: rel(x.t), title: x.title })),
-    mock_events: mock.events.map((e) => ({ t: rel(e.t), type: e.type, api: e.api, kind: e.kind, step: e.step, detail: e.detail })),
+    mock_events: mock.events.map((e) => ({ t: rel(e.t), type: e.type, api: e.api, kind: e.kind, step: e.step, detail: e.detail, ...(e.thread ? { thread: e.thread } : {}) })),
     driver_events: driverEvents.map((e) => ({ t: rel(e.t), type: e.type, detail: e.detail })),
     label_marks: marks.map((m) => ({ t: rel(m.t), state: m.state, settle: m.settle ?? null, why: m.why ?? null })),
     // The agent's own session events (agentTurnEnd scenarios only), as they arrived.

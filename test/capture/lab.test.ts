@@ -82,6 +82,36 @@ describe('capture lab mock encoders', () => {
     expect(tool('gemini')).toMatchObject({ name: 'ask_user', input: { questions: [{ type: 'choice', header: 'Runner' }] } });
     expect(tool('opencode')).toMatchObject({ name: 'question', input: { questions: [{ header: 'Runner', multiple: false }] } });
     expect(JSON.stringify(tool('opencode')?.input)).not.toContain('multiSelect');
+    // Codex's request_user_input: a snake_case id per question, no multiSelect (its schema forbids extra keys).
+    expect(tool('codex')).toMatchObject({ name: 'request_user_input', input: { questions: [{ id: 'test_runner', header: 'Runner' }] } });
+    expect(JSON.stringify(tool('codex')?.input)).not.toContain('multiSelect');
+  });
+
+  it('calls a namespaced Codex tool (multi_agent_v1) with the agent id the last spawn_agent result named', () => {
+    const { events } = responsesEvents({ tool: { namespace: 'multi_agent_v1', name: 'wait_agent', input: { targets: ['a-1'] } } });
+    const done = events.find((e) => e[0] === 'response.output_item.done')?.[1] as { item: Record<string, unknown> };
+    expect(done.item).toMatchObject({ type: 'function_call', namespace: 'multi_agent_v1', name: 'wait_agent', arguments: '{"targets":["a-1"]}' });
+  });
+
+  it('answers a sub-agent\'s requests (another thread-id) only from its own steps, and tags their events', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([
+        { chunkMs: 0, tool: { namespace: 'multi_agent_v1', name: 'wait_agent', input: { targets: ['{agentId}'] } } },
+        { thread: 'sub', text: 'child answer', chunkMs: 0 },
+        { text: 'parent answer', chunkMs: 0 },
+      ]);
+      const post = (thread: string, input: unknown[] = []) => fetch(`${mock.baseUrl}/v1/responses`, { method: 'POST', headers: { 'thread-id': thread }, body: JSON.stringify({ model: 'm', tools: [{ type: 'function', name: 'exec_command' }], input }) }).then((r) => r.text());
+      // The parent's request carries spawn_agent's result: a JSON string inside the JSON body.
+      const parent = await post('root', [{ type: 'function_call_output', call_id: 'c1', output: JSON.stringify({ agent_id: '01a2-b3', nickname: 'Socrates' }) }]);
+      expect(parent).toContain('"arguments":"{\\"targets\\":[\\"01a2-b3\\"]}"');
+      expect(await post('child')).toContain('child answer');
+      expect(await post('root')).toContain('parent answer');
+      const streamEnds = mock.events.filter((e) => e.type === 'stream_end').map((e) => [e.step, e.thread]);
+      expect(streamEnds).toEqual([[0, undefined], [1, 'sub'], [2, undefined]]);
+    } finally {
+      await mock.close();
+    }
   });
 
   it('answers a JSON schema with its first enum value and next_speaker user', () => {

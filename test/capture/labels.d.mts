@@ -3,6 +3,7 @@ export type LabelState = 'working' | 'blocked' | 'idle' | 'uncertain';
 export interface Mark { t: number; state: LabelState; settle?: number | 'quiet' | undefined; why?: string }
 export interface Label { t: number; state: LabelState }
 export const SETTLE_MS: number;
+export const KEY_SLACK_MS: number;
 export const QUIET_MS: number;
 export const QUIET_MIN_MS: number;
 export const QUIET_CAP_MS: number;

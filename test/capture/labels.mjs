@@ -14,6 +14,16 @@
 // counts the new state's latency from that line, the event that caused it, not from Enter.
 
 export const SETTLE_MS = 400;
+
+/**
+ * How much earlier than its write a mark made by a key starts (driver.mjs). A key's place on the
+ * cast clock is its write time shifted by the median offset of all keys (keyClockOffsetMs), and
+ * single keys stray from the median by a few ms (3.5 ms in codex/question-80x24); the recorder
+ * also stamps a key when the relay hands it over, after forwarding it, so a CLI that redraws at
+ * once is recorded before its key (Codex's working title after a question was answered: 1.1 ms
+ * before the Enter's `i` event, 0.7 ms before its mark, a "spurious" change inside blocked).
+ */
+export const KEY_SLACK_MS = 5;
 export const QUIET_MS = 350;
 export const QUIET_MIN_MS = 500;
 export const QUIET_CAP_MS = 4000;

@@ -4,14 +4,15 @@ export interface MockStep {
   text?: string;
   chunkMs?: number;
   chunkChars?: number;
-  tool?: { command?: string; description?: string; name?: string; input?: Record<string, unknown>; escalate?: boolean; workdir?: string };
+  tool?: { command?: string; description?: string; name?: string; namespace?: string; input?: Record<string, unknown>; escalate?: boolean; workdir?: string };
+  thread?: 'main' | 'sub';
   error?: { status: number; type: string; message: string };
   retryable?: boolean;
   sticky?: boolean;
 }
 export type SseEvent = [string | null, unknown];
 export interface Encoded { events: SseEvent[]; textDeltas: Set<SseEvent> }
-export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean; error?: number; retryable?: boolean }
+export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean; error?: number; retryable?: boolean; thread?: 'sub' }
 export function anthropicEvents(step: MockStep, opts?: { model?: string; msgId?: string; toolId?: string; chunkChars?: number }): Encoded;
 export function responsesEvents(step: MockStep, opts?: { respId?: string; callId?: string; chunkChars?: number; shellTool?: unknown }): Encoded;
 export function chatEvents(step: MockStep, opts?: { id?: string; model?: string; callId?: string; chunkChars?: number; toolName?: string }): Encoded;

@@ -19,6 +19,11 @@
 // ExitPlanMode, Task…; Gemini's replace) with that input; "{cwd}" in an input string becomes the working folder the
 // request's system prompt names (Claude's Edit/Write want absolute paths), "{planFile}" the plan
 // file plan mode tells the model to write ("… create your plan at /…/plans/x.md").
+// A Codex step may carry `tool.namespace` (a namespaced tool: multi_agent_v1's spawn_agent) and
+// "{agentId}" in its input (the id the last spawn_agent result in the request named). A step marked
+// `thread: 'sub'` answers only a sub-agent's requests (Codex: a request whose thread-id header is
+// not the first main request's): a spawned agent runs its own turn beside its parent's, and one
+// queue would hand the parent the child's answer. Their events carry `thread: 'sub'`.
 // A step { think?, error: { status, type, message }, retryable?, sticky? } answers the request with that
 // HTTP error instead of a stream (`error_sent` and a `stream_end` carrying `error` and
 // `retryable`, so the driver knows a retried error does not end the turn). A `sticky` step is
@@ -88,8 +93,10 @@ export function responsesEvents(step, { respId = 'resp_mock', callId = 'call_moc
     oi++;
   }
   if (step.tool) {
-    const { name, args } = codexShellCall(step.tool, shellTool);
-    const item = { type: 'function_call', id: `fc_${callId}`, call_id: callId, name, arguments: JSON.stringify(args), status: 'completed' };
+    // `tool.name` + `tool.input` call another of Codex's own tools (request_user_input; a
+    // namespaced one such as multi_agent_v1's spawn_agent also carries `tool.namespace`).
+    const { name, args } = step.tool.input ? { name: step.tool.name, args: step.tool.input } : codexShellCall(step.tool, shellTool);
+    const item = { type: 'function_call', id: `fc_${callId}`, call_id: callId, ...(step.tool.namespace ? { namespace: step.tool.namespace } : {}), name, arguments: JSON.stringify(args), status: 'completed' };
     ev.push(['response.output_item.added', { type: 'response.output_item.added', output_index: oi, item: { ...item, arguments: '' } }]);
     ev.push(['response.output_item.done', { type: 'response.output_item.done', output_index: oi, item }]);
   }
@@ -220,7 +227,10 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
   const events = [];
   const bus = new EventEmitter();
   let script = [];
-  let stepIndex = 0;
+  // Indexes of the steps used up (a sticky step never is).
+  let used = new Set();
+  // The thread-id of the first main Responses request: Codex's root thread.
+  let mainThread;
   let counter = 0;
   let loggedResponsesTools = false;
   let loggedChatTools = false;
@@ -228,27 +238,28 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
     const full = { t: nowMs(), ...e };
     events.push(full);
     bus.emit('event', full);
-    log(`[mock] ${full.type} ${full.api ?? ''} ${full.kind ?? ''} ${full.step ?? ''} ${full.detail ?? ''}`);
+    log(`[mock] ${full.type} ${full.api ?? ''} ${full.kind ?? ''}${full.thread ? ` (${full.thread})` : ''} ${full.step ?? ''} ${full.detail ?? ''}`);
     return full;
   };
 
-  async function streamSteps(res, api, step, stepNo, encoded, contentType = 'text/event-stream') {
+  async function streamSteps(res, api, step, stepNo, encoded, contentType = 'text/event-stream', thread = 'main') {
+    const sub = thread === 'sub' ? { thread } : {};
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.flushHeaders();
     if (step.think) await sleep(step.think);
     let first = true;
     for (const pair of encoded.events) {
       const [name, data] = pair;
-      if (res.destroyed) { emit({ type: 'client_aborted', api, kind: 'main', step: stepNo }); return; }
+      if (res.destroyed) { emit({ type: 'client_aborted', api, kind: 'main', step: stepNo, ...sub }); return; }
       res.write(encodeSse(name, data));
-      if (first) { emit({ type: 'first_byte', api, kind: 'main', step: stepNo }); first = false; }
+      if (first) { emit({ type: 'first_byte', api, kind: 'main', step: stepNo, ...sub }); first = false; }
       if (encoded.textDeltas.has(pair)) {
         await sleep(step.chunkMs ?? 30);
       }
     }
     res.end();
-    if (step.tool) emit({ type: 'tool_call_sent', api, kind: 'main', step: stepNo, detail: step.tool.command ?? step.tool.name });
-    emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: Boolean(step.tool) });
+    if (step.tool) emit({ type: 'tool_call_sent', api, kind: 'main', step: stepNo, detail: step.tool.command ?? step.tool.name, ...sub });
+    emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: Boolean(step.tool), ...sub });
   }
 
   async function sendError(res, api, step, stepNo) {
@@ -260,12 +271,13 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
     emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: false, error: step.error.status, retryable: Boolean(step.retryable) });
   }
 
-  function nextStep(api) {
-    const stepNo = stepIndex;
-    const step = script[stepIndex];
+  /** The first step not used up for `thread` ('main', or 'sub': a sub-agent's). */
+  function nextStep(api, thread = 'main') {
+    const stepNo = script.findIndex((s, i) => !used.has(i) && (s.thread ?? 'main') === thread);
+    const step = script[stepNo];
     // A `sticky` step answers every later main request too (an error that does not go away).
-    if (step) { if (!step.sticky) stepIndex++; return { step, stepNo }; }
-    emit({ type: 'unscripted', api, kind: 'main' });
+    if (step) { if (!step.sticky) used.add(stepNo); return { step, stepNo }; }
+    emit({ type: 'unscripted', api, kind: 'main', ...(thread === 'sub' ? { thread } : {}) });
     return { step: { text: 'Done.' }, stepNo: -1 };
   }
 
@@ -309,7 +321,11 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
       if (req.method === 'POST' && path.endsWith('/responses')) {
         const tools = body.tools ?? [];
         const isMain = tools.length > 0;
-        emit({ type: 'request', api: 'responses', kind: isMain ? 'main' : 'side', detail: `model=${body.model} tools=${tools.map((t) => t.name ?? t.type).join(',')}` });
+        const threadId = req.headers['thread-id'];
+        if (isMain) mainThread ??= threadId;
+        // Told apart only when the script has sub-agent steps: nothing else is known to change the thread.
+        const thread = isMain && threadId !== mainThread && script.some((s) => s.thread === 'sub') ? 'sub' : 'main';
+        emit({ type: 'request', api: 'responses', kind: isMain ? 'main' : 'side', ...(thread === 'sub' ? { thread } : {}), detail: `model=${body.model} tools=${tools.map((t) => t.name ?? t.type).join(',')}` });
         if (!isMain) {
           const enc = responsesEvents({ text: 'Capture lab session' }, { respId: `resp_${counter}` });
           res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -319,12 +335,15 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         // The declared tools of the first main request, whole, in run.log: what a scenario
         // scripting one of Codex's own tools (request_user_input, multi_agent_v1…) has to match.
         if (!loggedResponsesTools) { loggedResponsesTools = true; log(`[mock] responses tools ${JSON.stringify(tools)}`); }
-        const { step, stepNo } = nextStep('responses');
-        if (step.error) return await sendError(res, 'responses', step, stepNo);
+        const { step: scripted, stepNo } = nextStep('responses', thread);
+        if (scripted.error) return await sendError(res, 'responses', scripted, stepNo);
+        // The id spawn_agent returned (its result, a JSON string inside the JSON body), for wait_agent.
+        const agentId = [...raw.matchAll(/\\"agent_id\\":\\"([\w-]+)\\"/g)].at(-1)?.[1];
+        const step = scripted.tool?.input ? { ...scripted, tool: { ...scripted.tool, input: fillVars(scripted.tool.input, { agentId }) } } : scripted;
         const shellTool = ['shell_command', 'exec_command', 'shell', 'local_shell']
           .map((n) => tools.find((t) => t.name === n)).find(Boolean);
         const enc = responsesEvents(step, { respId: `resp_${counter}`, callId: `call_${counter}`, chunkChars: step.chunkChars, shellTool });
-        return await streamSteps(res, 'responses', step, stepNo, enc);
+        return await streamSteps(res, 'responses', step, stepNo, enc, undefined, thread);
       }
       // ------------------------------------------------ OpenAI chat completions
       if (req.method === 'POST' && path.endsWith('/chat/completions')) {
@@ -413,8 +432,8 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
     baseUrl: `http://127.0.0.1:${addr.port}`,
     events,
     bus,
-    setScript(steps) { script = steps; stepIndex = 0; },
-    remaining() { return script.length - stepIndex; },
+    setScript(steps) { script = steps; used = new Set(); },
+    remaining() { return script.length - used.size; },
     close() { return new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }); },
   };
 }

@@ -169,6 +169,22 @@ export const SCENARIOS = {
 /** Each CLI's multiple-choice question tool, where it is not Claude Code's AskUserQuestion. */
 const QUESTION_TOOLS = { gemini: 'ask_user', opencode: 'question' };
 
+/**
+ * Codex 0.171 offers `request_user_input` and proposes plans only in Plan mode, a collaboration
+ * mode the user switches to at the prompt: "/plan", Enter (the footer then reads "Plan mode
+ * (shift+tab to cycle)"). No request goes to the model, so it is idle throughout.
+ */
+const CODEX_PLAN_MODE = { do: 'keys', keys: ['/plan', '\r'], why: 'plan mode' };
+
+/** The question scenario's question, in the shape of the CLI's own tool. */
+function questionCall(agent) {
+  const question = 'Which test runner should the project use?';
+  const options = [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }];
+  // Codex: one to three questions, each with a snake_case id; it adds "None of the above" itself.
+  if (agent === 'codex') return { name: 'request_user_input', input: { questions: [{ id: 'test_runner', header: 'Runner', question, options }] } };
+  return { name: QUESTION_TOOLS[agent] ?? 'AskUserQuestion', input: { questions: [{ question, header: 'Runner', ...(agent === 'gemini' ? { type: 'choice' } : {}), ...(agent === 'opencode' ? { multiple: false } : { multiSelect: false }), options }] } };
+}
+
 const LONG_TEXT = Array.from({ length: 150 }, (_, i) => `${String(i + 1).padStart(3, ' ')}. step ${i + 1} of the checklist: read, change, test, commit.`).join('\n');
 
 // Working-day scenarios (issue 16). The Claude-only ones call Claude Code's own tools.
@@ -240,16 +256,18 @@ Object.assign(SCENARIOS, {
     },
   },
   // Claude Code's AskUserQuestion; Gemini CLI's ask_user (same shape, plus a question `type`);
-  // OpenCode's question tool (`multiple` instead of `multiSelect`).
+  // OpenCode's question tool (`multiple` instead of `multiSelect`); Codex's request_user_input,
+  // in Plan mode ("Question 1/1 … enter to submit answer").
   question: {
-    agents: ['claude', 'gemini', 'opencode'],
+    agents: ['claude', 'codex', 'gemini', 'opencode'],
     vary: (rng, agent) => ({
       script: [
-        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: { name: QUESTION_TOOLS[agent] ?? 'AskUserQuestion', input: { questions: [{ question: 'Which test runner should the project use?', header: 'Runner', ...(agent === 'gemini' ? { type: 'choice' } : {}), ...(agent === 'opencode' ? { multiple: false } : { multiSelect: false }), options: [{ label: 'node:test', description: 'Built into Node, no dependency' }, { label: 'vitest', description: 'Fast, with watch mode' }] }] } } },
+        { think: 700, text: 'One question before I start.', chunkMs: 35, tool: questionCall(agent) },
         { think: 600 + Math.floor(rng() * 600), text: 'Good choice. I will set it up with node:test next time you ask.', chunkMs: 40 },
       ],
       actions: [
         { do: 'idle', ms: 1000 },
+        ...(agent === 'codex' ? [CODEX_PLAN_MODE, { do: 'idle', ms: 800 }] : []),
         { do: 'prompt', text: pick(rng, ['set up tests, ask me which runner', 'add a test runner (ask me first)']) },
         { do: 'approve', keys: ['\r'] },
         { do: 'turn_end' },
@@ -257,25 +275,72 @@ Object.assign(SCENARIOS, {
       ],
     }),
   },
+  // Claude: Write the plan file, then ExitPlanMode ("Would you like to proceed?"). Codex: in Plan
+  // mode the answer carries the plan in a <proposed_plan> block; when the turn ends Codex asks
+  // "Implement this plan? › 1. Yes, implement this plan … enter select · esc back", and Enter
+  // submits "Implement the plan." in Default mode, a new turn. Gemini: enter_plan_mode asks
+  // ("Action Required … Enter Plan Mode … Allow once": Enter), write_file saves the plan under
+  // a bare name in its plans folder (its plan policy allows that unasked), exit_plan_mode asks
+  // "Ready to start implementation?" (Down, Enter: "Yes, manually accept edits", the default
+  // approval mode again), then the model goes on in the same turn.
   plan: {
-    agents: ['claude'],
+    agents: ['claude', 'codex', 'gemini'],
     seed: { defaultMode: 'plan' },
-    vary: (rng) => ({
-      script: [
-        // Plan mode lets the model write only its plan file, without asking; then it asks to exit.
-        { think: 700, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'Write', input: { file_path: '{planFile}', content: pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']) } } },
-        { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'ExitPlanMode', input: {} } },
-        { think: 600 + Math.floor(rng() * 600), text: 'Plan approved. I will start with the validation.', chunkMs: 40 },
-      ],
-      actions: [
-        { do: 'idle', ms: 1000 },
-        { do: 'prompt', text: pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']) },
-        { do: 'auto_tool' },
-        { do: 'approve' },
-        { do: 'turn_end' },
-        { do: 'idle', ms: 3000 },
-      ],
-    }),
+    vary: (rng, agent) => {
+      const plan = pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']);
+      // Drawn in the order the Claude-only version drew them, so its recordings stay reproducible.
+      const approved = { think: 600 + Math.floor(rng() * 600), text: 'Plan approved. I will start with the validation.', chunkMs: 40 };
+      const prompt = pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']);
+      if (agent === 'gemini') {
+        return {
+          script: [
+            { think: 700, text: 'I will plan this first.', chunkMs: 35, tool: { name: 'enter_plan_mode', input: { reason: 'Plan the change before editing' } } },
+            { think: 600, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'write_file', input: { file_path: 'plan.md', content: plan } } },
+            { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'exit_plan_mode', input: { plan_filename: 'plan.md' } } },
+            approved,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'approve' },
+            { do: 'auto_tool' },
+            { do: 'approve', keys: ['\x1b[B', '\r'] },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      if (agent === 'codex') {
+        return {
+          script: [{ think: 700, text: `Here is my plan.\n\n<proposed_plan>\n${plan}</proposed_plan>\n`, chunkMs: 35 }, approved],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            CODEX_PLAN_MODE,
+            { do: 'idle', ms: 800 },
+            { do: 'prompt', text: prompt },
+            { do: 'approve', on: 'stream_end', keys: ['\r'] },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      return {
+        script: [
+          // Plan mode lets the model write only its plan file, without asking; then it asks to exit.
+          { think: 700, text: 'Writing the plan down.', chunkMs: 35, tool: { name: 'Write', input: { file_path: '{planFile}', content: plan } } },
+          { think: 600, text: 'Here is my plan.', chunkMs: 35, tool: { name: 'ExitPlanMode', input: {} } },
+          approved,
+        ],
+        actions: [
+          { do: 'idle', ms: 1000 },
+          { do: 'prompt', text: prompt },
+          { do: 'auto_tool' },
+          { do: 'approve' },
+          { do: 'turn_end' },
+          { do: 'idle', ms: 3000 },
+        ],
+      };
+    },
   },
   interrupt: {
     vary: (rng) => ({
@@ -363,23 +428,72 @@ Object.assign(SCENARIOS, {
       ],
     }),
   },
+  // Claude: its Agent tool, the subagent's turn inline. Codex: multi_agent_v1's spawn_agent, then
+  // wait_agent on the id spawn_agent returned; the sub-agent runs its own turn on its own thread
+  // (mock steps `thread: 'sub'`) while the parent waits, then the parent answers. Gemini: its
+  // invoke_agent tool (allowed unasked in the default mode) runs codebase_investigator, whose own
+  // requests come in turn, like Claude's, and end with complete_task and its report.
   subagent: {
-    agents: ['claude'],
-    vary: (rng) => ({
-      script: [
-        { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'Agent', input: { description: 'Survey the project', prompt: 'List the files of this project and what each one holds.', subagent_type: 'general-purpose', run_in_background: false } } },
-        // The subagent's own turn (its requests carry tools too, so they are main requests).
-        { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 },
-        { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 },
-      ],
-      actions: [
-        { do: 'idle', ms: 1000 },
-        { do: 'prompt', text: pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']) },
-        { do: 'auto_tool' },
-        { do: 'turn_end' },
-        { do: 'idle', ms: 3000 },
-      ],
-    }),
+    agents: ['claude', 'codex', 'gemini'],
+    vary: (rng, agent) => {
+      const survey = 'List the files of this project and what each one holds.';
+      const childAnswer = { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 };
+      const final = { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 };
+      const prompt = pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']);
+      if (agent === 'gemini') {
+        const report = { SummaryOfFindings: childAnswer.text, ExplorationTrace: ['Listed the project folder.'], RelevantLocations: [{ FilePath: 'app.js', Reasoning: 'Exports add(a, b).', KeySymbols: ['add'] }] };
+        return {
+          script: [
+            { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'invoke_agent', input: { agent_name: 'codebase_investigator', prompt: survey } } },
+            { think: 4000, text: 'Survey done.', chunkMs: 35, tool: { name: 'complete_task', input: { report } } },
+            final,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'auto_tool' },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      if (agent === 'codex') {
+        const multiAgent = (name, input) => ({ namespace: 'multi_agent_v1', name, input });
+        return {
+          script: [
+            { think: 600, text: 'I will hand the survey to a sub-agent.', chunkMs: 35, tool: multiAgent('spawn_agent', { message: survey }) },
+            { think: 500, text: 'Waiting for its report.', chunkMs: 35, tool: multiAgent('wait_agent', { targets: ['{agentId}'], timeout_ms: 60_000 }) },
+            // Longer than Claude's: Codex's parent shows no status row while it waits ("• Waiting
+            // for <id>" above the composer), only its title spinner.
+            { thread: 'sub', ...childAnswer, think: 4000 },
+            final,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'auto_tool' },
+            { do: 'auto_tool' },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      return {
+        script: [
+          { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'Agent', input: { description: 'Survey the project', prompt: survey, subagent_type: 'general-purpose', run_in_background: false } } },
+          // The subagent's own turn (its requests carry tools too, so they are main requests).
+          childAnswer,
+          final,
+        ],
+        actions: [
+          { do: 'idle', ms: 1000 },
+          { do: 'prompt', text: prompt },
+          { do: 'auto_tool' },
+          { do: 'turn_end' },
+          { do: 'idle', ms: 3000 },
+        ],
+      };
+    },
   },
   menus: {
     vary: (rng) => ({
