@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run e2e -- [--agent claude,codex] [--scenario simple,approve,deny] [--habitat tmux,tmux-truecolor]
-//               [--hooks on,off] [--size 120x40] [--first-screen-runs 5] [--no-netns] [--md-only]
+//               [--hooks on,off] [--size 120x40] [--first-screen-runs 9] [--first-screen-only] [--no-netns] [--md-only]
 //
 // The live end-to-end acceptance run (issue 14): the pinned CLIs wrapped by `agentwrap` itself
 // in real tmux panes (one tmux server per habitat and run), driven through the capture lab's
@@ -27,12 +27,19 @@ import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
+/**
+ * First-screen rounds by default. 5 were too few: at 5, Gemini's hooks on and off (the same
+ * command line: agentwrap adds no hooks for Gemini) differed by 111 and 312 ms in the run of
+ * 2026-12-02 07:47, OpenCode's (the same too, without --port) by 264 ms: their own start varies
+ * by ±0.5-1 s from run to run.
+ */
+const FIRST_SCREEN_RUNS = 9;
 /** How far before the driver's logged exit keystroke the recording's own copy of it may be. */
 const EXIT_KEY_WINDOW_S = 0.5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function parseArgs(argv) {
-  const o = { agents: AGENT_NAMES, scenarios: DEFAULT_SCENARIOS, habitats: Object.keys(HABITATS), hooks: ['on', 'off'], size: [120, 40], firstScreenRuns: 5, netns: true, mdOnly: false };
+  const o = { agents: AGENT_NAMES, scenarios: DEFAULT_SCENARIOS, habitats: Object.keys(HABITATS), hooks: ['on', 'off'], size: [120, 40], firstScreenRuns: FIRST_SCREEN_RUNS, netns: true, mdOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
