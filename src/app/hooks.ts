@@ -257,6 +257,9 @@ function tomlArray(words: readonly string[]): string {
   return `[${words.map((word) => JSON.stringify(word)).join(',')}]`;
 }
 
+/** A line of a TOML file that may set a key `notify` (bare or quoted), wherever it is. */
+const MAY_SET_NOTIFY = /^[ \t]*(?:notify|"notify"|'notify')[ \t]*=/m;
+
 /** Whether the user's Codex config sets `notify` (then theirs stays, and agentwrap adds none). */
 export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): Promise<boolean> {
   const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
@@ -268,6 +271,10 @@ export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = hom
     void error;
     return false;
   }
+  // No line that could set it: no notify, without loading the TOML parser (~15 ms of CPU
+  // before the spawn, the time Codex's first screen waited for it: a Codex home usually has a
+  // config.toml, for its model and provider). A `notify` inside a table is ruled out by the parse.
+  if (!MAY_SET_NOTIFY.test(text)) return false;
   try {
     const { parse } = await import('smol-toml');
     return parse(text)['notify'] !== undefined;
