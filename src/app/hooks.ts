@@ -172,9 +172,11 @@ function isObject(value: unknown): value is Json {
 /**
  * The shell line of one Claude hook: `agentwrap report` started in the background, so the hook
  * itself ends as soon as the shell has forked it. Claude Code 2.1.332 does not draw its answer
- * to Enter (UserPromptSubmit), its permission dialog (PermissionRequest) or its first screen
- * (SessionStart) until the hook process ends, `async: true` or not: with Node starting in the
- * hook that was 400-650 ms on a loaded 2-core machine (e2e run, tmux, hooks on against off).
+ * to Enter (UserPromptSubmit) or its permission dialog (PermissionRequest) until the hook
+ * process ends, `async: true` or not: with Node starting in the hook that was 400-650 ms on a
+ * loaded 2-core machine (e2e run, tmux, hooks on against off). Its first paint (the e2e's 200
+ * bytes) does not wait for SessionStart: a plain `sleep 1` hook there, synchronous, left it at
+ * 632-842 ms against 678-900 bare (3 interleaved rounds in tmux, 2026-12-02 10:00 UTC).
  * The report keeps the payload: the background job reads the hook's stdin through fd 3 (an
  * asynchronous list's own stdin is /dev/null), and its stdout/stderr go to /dev/null so Claude
  * does not wait for those pipes to close either.
@@ -257,6 +259,9 @@ function tomlArray(words: readonly string[]): string {
   return `[${words.map((word) => JSON.stringify(word)).join(',')}]`;
 }
 
+/** A line of a TOML file that may set a key `notify` (bare or quoted), wherever it is. */
+const MAY_SET_NOTIFY = /^[ \t]*(?:notify|"notify"|'notify')[ \t]*=/m;
+
 /** Whether the user's Codex config sets `notify` (then theirs stays, and agentwrap adds none). */
 export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): Promise<boolean> {
   const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
@@ -268,6 +273,10 @@ export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = hom
     void error;
     return false;
   }
+  // No line that could set it: no notify, without loading the TOML parser (~15 ms of CPU
+  // before the spawn, the time Codex's first screen waited for it: a Codex home usually has a
+  // config.toml, for its model and provider). A `notify` inside a table is ruled out by the parse.
+  if (!MAY_SET_NOTIFY.test(text)) return false;
   try {
     const { parse } = await import('smol-toml');
     return parse(text)['notify'] !== undefined;

@@ -22,10 +22,12 @@ import {
   type PtyProcess,
 } from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
+import { FirstScreenWatch } from './launch/first-screen.js';
 import { GuardianUpdates } from './launch/guardian-updates.js';
 import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './launch/signals.js';
 import { LaunchTaps } from './launch/taps.js';
 
+export { FIRST_SCREEN_BYTES, FIRST_SCREEN_QUIET_MS, FIRST_SCREEN_WAIT_MAX_MS } from './launch/first-screen.js';
 export { GUARDIAN_UPDATE_MIN_MS } from './launch/guardian-updates.js';
 export { FORWARDED_SIGNALS, SIGNAL_GRACE_MS } from './launch/signals.js';
 export { HELD_OUTPUT_MAX_BYTES } from './launch/taps.js';
@@ -91,6 +93,12 @@ export interface LaunchedSession {
   readonly passthroughNote: string | undefined;
   /** Output the native relay kept from the taps because they fell behind a flood (salvaged). */
   tapDroppedBytes(): number;
+  /**
+   * Resolves once the agent has drawn its first screen, the user typed, the agent exited, or
+   * FIRST_SCREEN_WAIT_MAX_MS passed (launch/first-screen.ts): work that can wait for that
+   * leaves the cores to the agent's start-up. Never rejects.
+   */
+  readonly firstScreen: Promise<void>;
 }
 
 /**
@@ -130,7 +138,8 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   let tracker: ModeTracker | undefined;
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
-  const disposers: Array<() => void> = [() => guardian.dispose()];
+  const firstScreen = new FirstScreenWatch();
+  const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done()];
 
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
@@ -140,12 +149,17 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
       else terminal.isGone?.();
       tracker?.feed(chunk);
       guardian.noteOutput();
+      firstScreen.noteOutput(chunk.length);
       taps.sendOutput(chunk, isFlooding, atMs);
     }),
     isRelayed
-      ? pty.onInput((chunk) => taps.sendInput(chunk))
+      ? pty.onInput((chunk) => {
+          firstScreen.noteInput();
+          taps.sendInput(chunk);
+        })
       : terminal.onInput((chunk) => {
           pty.write(chunk);
+          firstScreen.noteInput();
           taps.sendInput(chunk);
         }),
   );
@@ -208,6 +222,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     passthrough: pty.passthrough,
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
+    firstScreen: firstScreen.drawn,
   };
 }
 

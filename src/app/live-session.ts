@@ -27,6 +27,7 @@ import { versionStatus } from '../core/pack-schema.js';
 import { recordKey, tmuxPaneFromEnv } from '../core/session-record.js';
 import type { TickLogEntry } from '../core/tick-log.js';
 import type { StateChangeEvent } from './control-socket.js';
+import type { EarlyControl } from './early-control.js';
 import type { LaunchedSession } from './launch.js';
 import { controlHandlers } from './live/control-handlers.js';
 import { MetadataExpiry } from './live/metadata-expiry.js';
@@ -77,6 +78,8 @@ export interface LiveSessionOptions {
    * agent's environment can name it: AGENTWRAP_CONTROL). Otherwise prepared here.
    */
   readonly controlPath?: string | undefined;
+  /** The socket the launcher already listens on at `controlPath` (early-control.ts), if any. */
+  readonly earlyControl?: EarlyControl | undefined;
   /** What `status explain` says when the agent runs without its reporter (hooks.ts HookPlan.absence). */
   readonly reporterAbsence?: string;
   /** Every change of the published state, after it was published. */
@@ -196,7 +199,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const publishing =
     options.isPublishing === false
       ? Promise.resolve(undefined)
-      : startPublishing({ stateRoot: resolveStateRoot(options.env), key, env: options.env, clock, controlPath: options.controlPath, handlers, publisher, state: () => detector.state, warn });
+      : startPublishing({ stateRoot: resolveStateRoot(options.env), key, env: options.env, clock, controlPath: options.controlPath, earlyControl: options.earlyControl, handlers, publisher, state: () => detector.state, warn });
 
   const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording });
   return { key, detector, closed };

@@ -10,6 +10,7 @@ import { prepareAutoRecording } from '../app/record-dir.js';
 import { resolveLaunchSettings, type LaunchSettings } from '../core/launch-settings.js';
 import { prepareControlSocketPath } from '../app/control-socket-path.js';
 import type { LiveSession } from '../app/live-session.js';
+import { openEarlyControl, type EarlyControl } from '../app/early-control.js';
 import { syntheticSessionId } from '../core/session-record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
@@ -63,6 +64,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
   hooks?.start({ controlPath, warn: (message) => warnings.push(message) });
   let live: LiveSession | undefined;
   let attaching: Promise<void> | undefined;
+  let earlyControl: EarlyControl | undefined;
   try {
     const code = await launchAndWait(hooks?.installed === true ? { ...request, args: hooks.args } : request, {
       extraEnv: {
@@ -73,11 +75,17 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
         ...(controlPath === undefined ? {} : { AGENTWRAP_CONTROL: controlPath }),
       },
       attach: (launched) => {
-        // The live session (screen mirror, packs, records: ~80 ms of module loading and pack
-        // compiling) starts loading once the agent is spawned, never before: an import begun
-        // earlier is evaluated in whatever await comes next (a hook plan's), ahead of the spawn.
-        // The launcher holds the output for taps that attach late; the relay passes it through.
-        attaching = import('../app/live-session.js').then(({ attachLiveSession }) => {
+        // The live session (screen mirror, packs, records: ~100 ms of module loading and pack
+        // compiling) loads once the agent has drawn its first screen (launch/first-screen.ts),
+        // so that work does not compete with the agent's start-up for the cores; never before
+        // the spawn (an import begun earlier is evaluated in whatever await comes next, ahead
+        // of it). The launcher holds the output, with its read times, for taps that attach late;
+        // the relay passes it through meanwhile. A recording loads it at once: it stamps each
+        // chunk as it arrives, and the first screen's timing is part of what it records.
+        // The control socket listens meanwhile, so a hook's early report is kept, not lost.
+        const isRecording = request.flags.record !== undefined;
+        if (!isRecording && controlPath !== undefined) earlyControl = openEarlyControl(controlPath);
+        attaching = (isRecording ? Promise.resolve() : launched.firstScreen).then(() => import('../app/live-session.js')).then(({ attachLiveSession }) => {
           live = attachLiveSession({
             launched,
             command: request.command,
@@ -93,6 +101,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
             onStateCommand: request.flags.onState,
             isPublishing: refused === undefined,
             controlPath,
+            earlyControl,
             ...(hooks?.absence === undefined ? {} : { reporterAbsence: hooks.absence }),
             // Anything said while the agent owns the screen would scribble over it: kept for the end
             // (and visible meanwhile through `agentwrap status explain`).
@@ -109,6 +118,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
       await attaching;
     } catch (error) {
       // As launchAndWait does for a synchronous failure: the agent ran, unwatched; say why.
+      await earlyControl?.server.then((server) => server.close(), () => undefined);
       warnings.push(`the session loop failed to start (the agent ran unwatched): ${error instanceof Error ? error.message : String(error)}`);
     }
     await live?.closed;

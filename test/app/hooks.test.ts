@@ -144,6 +144,20 @@ describe('codex: a notify override for this run only', () => {
     expect(result.note).toMatch(/your own notify/);
   });
 
+  it('adds its notify beside a config.toml that sets none, at the top or in a table', async () => {
+    mkdirSync(join(tmp, 'codex-home'));
+    writeFileSync(join(tmp, 'codex-home', 'config.toml'), 'model = "o3"\n[tui]\nnotifications = true\n[profiles.quiet]\nnotify = ["true"]\n');
+
+    expect((await plan('codex', [])).installed).toBe(true);
+  });
+
+  it('keeps a quoted top-level "notify" key too', async () => {
+    mkdirSync(join(tmp, 'codex-home'));
+    writeFileSync(join(tmp, 'codex-home', 'config.toml'), '  "notify" = ["say"]\n');
+
+    expect((await plan('codex', [])).installed).toBe(false);
+  });
+
   it('keeps a notify given with -c on the command line, and skips subcommands', async () => {
     expect((await plan('codex', ['-c', 'notify=["x"]'])).installed).toBe(false);
     expect((await plan('codex', ['login'])).installed).toBe(false);

@@ -57,8 +57,14 @@ describe('the agentwrap command front', () => {
     opened.push(term);
     await term.waitFor('SENT=0');
 
-    const listed = spawnSync(process.execPath, [CLI, 'status', '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
-    const key = (JSON.parse(listed.stdout) as { sessions: { key: string }[] }).sessions[0]?.key ?? '';
+    // The report came before the session was listed (an agent that draws nothing is published
+    // FIRST_SCREEN_WAIT_MAX_MS after its start): the socket kept it for the session.
+    const listedKey = (): string => {
+      const listed = spawnSync(process.execPath, [CLI, 'status', '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
+      return (JSON.parse(listed.stdout) as { sessions: { key: string }[] }).sessions[0]?.key ?? '';
+    };
+    await expect.poll(listedKey, { timeout: 15_000, interval: 200 }).not.toBe('');
+    const key = listedKey();
     const explained = spawnSync(process.execPath, [CLI, 'status', 'explain', key], { encoding: 'utf8', env: { ...process.env, ...env } });
 
     expect(explained.status, explained.stderr).toBe(0);

@@ -90,9 +90,10 @@ export function renderKills(kills) {
 
 export function renderE2eMarkdown(cells, { since, kills } = {}) {
   const lines = [];
-  const dates = cells.map((c) => c.date).sort();
+  // A first-screen timing taken apart (--first-screen-only) has its own date and command.
+  const dates = cells.flatMap((c) => [c.date, ...(c.firstScreen?.date === undefined ? [] : [c.firstScreen.date])]).sort();
   const versions = new Map(cells.map((c) => [c.agent, `${c.agent} ${c.version}`]));
-  const commands = [...new Set(cells.map((c) => c.command))];
+  const commands = [...new Set(cells.flatMap((c) => [c.command, ...(c.firstScreen?.command === undefined ? [] : [c.firstScreen.command])]))];
   lines.push('# E2E: agentwrap in real tmux panes, live, end to end');
   lines.push('');
   lines.push('Written by `npm run e2e` (test/e2e/run.mjs; see docs/capture.md, "The e2e run"). Each row is one');

@@ -55,7 +55,8 @@ describe('the state directory failing under a running session', () => {
     // Fill it to the last byte (directories and sockets need no data pages on tmpfs).
     fillUntilFull(filler);
     const fullEnv = { ...env, AGENT_STATUS_DIR: root };
-    const term = openRawTerminal(process.execPath, [CLI, 'run', '--', 'sh', '-c', 'echo ALIVE; read line; echo BYE'], { env: fullEnv });
+    // A screenful first (launch/first-screen.ts): the session starts publishing once it is drawn.
+    const term = openRawTerminal(process.execPath, [CLI, 'run', '--', 'sh', '-c', 'printf "%02000d\\n" 0; echo ALIVE; read line; echo BYE'], { env: fullEnv });
     await term.waitFor('ALIVE');
     await sleep(1_500);
     expect((await statusJson(fullEnv)).sessions).toEqual([]);

@@ -7,7 +7,8 @@
 
 /**
  * Output held for taps that attach after the agent started: the newest this much, unless
- * lossless. A second of a busy TUI; the session loop attaches within ~0.1 s.
+ * lossless. A second of a busy TUI; the session loop attaches once the agent's first screen is
+ * drawn, 3 s after the spawn at the latest (first-screen.ts), or at once with a recording.
  */
 export const HELD_OUTPUT_MAX_BYTES = 4 * 1024 * 1024;
 

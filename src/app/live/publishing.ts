@@ -10,6 +10,7 @@ import type { DetectorState } from '../../core/tick.js';
 import { prepareControlSocketPath, startControlServer, type ControlHandlers, type ControlServer } from '../control-socket.js';
 import { openSessionStore, sweepStaleRecords } from '../session-store.js';
 import { describeError } from '../session.js';
+import type { EarlyControl } from '../early-control.js';
 import type { Publisher } from './publisher.js';
 
 export interface PublishingOptions {
@@ -19,6 +20,8 @@ export interface PublishingOptions {
   readonly clock: Clock;
   /** Prepared by the launcher before the agent started (so its environment names it), or undefined. */
   readonly controlPath: string | undefined;
+  /** The control socket the launcher opened on `controlPath` at the spawn (early-control.ts), if it did. */
+  readonly earlyControl?: EarlyControl | undefined;
   readonly handlers: ControlHandlers;
   readonly publisher: Publisher;
   /** The state to publish first (read when the store is open). */
@@ -39,7 +42,7 @@ export async function startPublishing(options: PublishingOptions): Promise<Contr
   let controlError: unknown;
   try {
     publisher.controlPath = options.controlPath ?? prepareControlSocketPath({ root: options.stateRoot, key: options.key, env: options.env, uid: process.getuid?.() });
-    control = await startControlServer(publisher.controlPath, options.handlers);
+    control = options.earlyControl === undefined ? await startControlServer(publisher.controlPath, options.handlers) : await options.earlyControl.server;
   } catch (error) {
     publisher.controlPath = '';
     controlError = error;
@@ -50,6 +53,8 @@ export async function startPublishing(options: PublishingOptions): Promise<Contr
   const store = openSessionStore({ root: options.stateRoot, key: options.key, clock, onWarning: options.warn, autoRefresh: false });
   publisher.store = store;
   const isPublished = await store.publish(publisher.record(options.state()));
+  // Reports kept since the spawn now reach the session, whose record is written.
+  options.earlyControl?.attach(options.handlers);
   // A state directory that refuses both is said once, by the store, which names it; a socket
   // that fails on its own (its directory taken by a file) is said here.
   if (controlError !== undefined && (isPublished || !(controlError instanceof StateDirError))) {
