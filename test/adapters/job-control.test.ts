@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { childEnvironment, readChildPids, readProcStat, spawnPty, type PtyProcess } from '../../src/adapters/pty/index.js';
+import { signalTarget } from '../../src/adapters/pty/job-control.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,5 +68,27 @@ describe('job-control helper with the agent stopped from outside', () => {
     pty.dispose();
 
     expect(exit.code).toBe(137);
+  });
+});
+
+describe('where a signal "as if typed" goes (signalTarget)', () => {
+  const HELPER = 100;
+  const AGENT = 101;
+
+  it('goes to the foreground group while the agent holds the terminal', () => {
+    expect(signalTarget(HELPER, { tpgid: AGENT }, AGENT, { pgrp: AGENT, state: 'S' })).toBe(-AGENT);
+  });
+
+  it('goes to the agent, not the helper, while the helper holds the terminal with the agent running', () => {
+    // Between the helper's fork and its tcsetpgrp at start: the helper's group is still the foreground.
+    expect(signalTarget(HELPER, { tpgid: HELPER }, AGENT, { pgrp: AGENT, state: 'R' })).toBe(-AGENT);
+    // Before the agent's own setpgid it is still in the helper's group: the agent alone.
+    expect(signalTarget(HELPER, { tpgid: HELPER }, AGENT, { pgrp: HELPER, state: 'R' })).toBe(AGENT);
+  });
+
+  it('goes to the helper\'s group before the agent exists, when the agent is stopped, and without /proc', () => {
+    expect(signalTarget(HELPER, { tpgid: HELPER }, undefined, undefined)).toBe(-HELPER);
+    expect(signalTarget(HELPER, { tpgid: HELPER }, AGENT, { pgrp: AGENT, state: 'T' })).toBe(-HELPER);
+    expect(signalTarget(HELPER, undefined, undefined, undefined)).toBe(-HELPER);
   });
 });

@@ -105,6 +105,23 @@ export function readChildPids(pid: number): number[] {
   }
 }
 
+/**
+ * Where a signal "as if typed" goes (a negative number is a process group): the pty's
+ * foreground group, except while the job-control helper holds the terminal with the agent
+ * already forked, between the helper's fork and its tcsetpgrp at start, or with the agent
+ * continued in the background. The agent gets it then: the helper killed first leaves the agent
+ * running in a group no hangup reaches, holding the pty open (seen under load: a SIGHUP during
+ * the launch ended the helper, and the agent's `sleep 20` outlived it).
+ */
+export function signalTarget(ptyPid: number, helper: Pick<ProcStat, 'tpgid'> | undefined, agentPid: number | undefined, agent: Pick<ProcStat, 'pgrp' | 'state'> | undefined): number {
+  const foreground = helper !== undefined && helper.tpgid > 0 ? helper.tpgid : ptyPid;
+  // A stopped agent keeps a signal pending: the caller sends it with SIGCONT (stopped-agent.ts).
+  const isAgentRunning = agentPid !== undefined && agentPid !== ptyPid && agent !== undefined && agent.state !== 'T';
+  if (foreground !== ptyPid || !isAgentRunning) return -foreground;
+  // Before its own setpgid the agent is still in the helper's group: the agent alone then.
+  return agent.pgrp === agentPid ? -agentPid : agentPid;
+}
+
 export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);

@@ -28,7 +28,7 @@
  *   before the first read, which gives both.
  */
 import { createRequire } from 'node:module';
-import { jobCommand, readChildPids, readProcStat, signalQuietly, StopWatch } from './job-control.js';
+import { jobCommand, readChildPids, readProcStat, signalQuietly, signalTarget, StopWatch } from './job-control.js';
 import { takeInternals, writeToAgent } from './node-pty-internals.js';
 import { OutputFanout, ReadTail } from './read-tail.js';
 import { startOutputPath } from './relay-choice.js';
@@ -109,8 +109,8 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     },
     onStopped: (listener) => stops.add(listener),
     signalForeground(signal) {
-      const foreground = readProcStat(pid)?.tpgid;
-      signalQuietly(foreground !== undefined && foreground > 0 ? -foreground : -pid, signal);
+      const agentPid = (options.jobControl ?? true) ? readChildPids(pid)[0] : undefined;
+      signalQuietly(signalTarget(pid, readProcStat(pid), agentPid, agentPid === undefined ? undefined : readProcStat(agentPid)), signal);
     },
     commandPid() {
       if (!(options.jobControl ?? true)) return pid;
