@@ -204,7 +204,10 @@ export function debounce(
       if (decision.confidence === 'strong' || isAnsweredDialog) {
         const hold = unaskedHold(context, pending, nowMs);
         if (hold !== undefined) {
-          return result(previousPublished, { ...cleared, unaskedWorkingSinceMs: hold.sinceMs }, 'hold', hold.reason, `${nowMs - hold.sinceMs} of ${UNASKED_WORKING_CONFIRM_MS} ms`);
+          // Neutral for a pending idle run, as unknown is: a flash gone by the deadline must not
+          // restart the hold (live, Codex's start-up flash seen by one tick put idle 0.25 s late).
+          const next = { ...pending, weakWorkingSinceMs: undefined, unknownSinceMs: undefined, unaskedWorkingSinceMs: hold.sinceMs };
+          return result(previousPublished, next, 'hold', hold.reason, `${nowMs - hold.sinceMs} of ${UNASKED_WORKING_CONFIRM_MS} ms`);
         }
         return result('working', cleared, 'publish', 'working-at-once');
       }

@@ -94,6 +94,16 @@ describe('debounce', () => {
     expect(debounce('blocked', strongWorking, INITIAL_DEBOUNCE, T0, { isDialogUnanswered: true }).published).toBe('working');
   });
 
+  it('keeps a pending idle run through a held start-up flash: idle comes when it would have without the flash', () => {
+    const startUp = { isBeforeInput: true };
+    const idling = debounce('unknown', strongIdle, INITIAL_DEBOUNCE, T0, startUp);
+    const flash = debounce('unknown', strongWorking, idling.pending, T0 + 200, startUp);
+    const idleAgain = debounce('unknown', strongIdle, flash.pending, T0 + IDLE_HOLD_STRONG_MS, startUp);
+
+    expect(flash).toMatchObject({ published: 'unknown', reason: 'working-before-input' });
+    expect(idleAgain).toMatchObject({ published: 'idle', action: 'publish', reason: 'idle-hold-elapsed' });
+  });
+
   it('does not hold working after an interrupt key before any answer, or once the answer went quiet', () => {
     const silent = { interruptAtMs: T0, lastOutputAtMs: undefined, isOver: false };
     const newDrawing = { interruptAtMs: T0, lastOutputAtMs: T0 + 40, isOver: true }; // Grok: a new request after the denial
