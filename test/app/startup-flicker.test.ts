@@ -7,14 +7,14 @@
  * working, then idle, where replay's ticks fell elsewhere: the two disagreed over a frame nobody
  * could have read. Here the recording is replayed with a tick forced inside the flash.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
+import { readRecordingFile } from '../../src/app/recording-files.js';
 import { replayRecording } from '../../src/app/replay.js';
 import type { DebounceReason } from '../../src/core/debounce.js';
-import { decodeRecording, type Recording } from '../../src/core/recording.js';
+import type { Recording } from '../../src/core/recording.js';
 import { withTickAt } from '../helpers/forced-tick.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,7 +27,7 @@ const WORKING_S = 1.459469;
 const IDLE_S = 1.487976;
 
 function recording(): Recording {
-  return decodeRecording(readFileSync(CAST, 'utf8'), CAST);
+  return readRecordingFile(CAST).recording;
 }
 
 function firstKeyS(source: Recording): number {

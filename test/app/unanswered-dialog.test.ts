@@ -10,8 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
+import { readRecordingFile } from '../../src/app/recording-files.js';
 import { replayRecording } from '../../src/app/replay.js';
-import { decodeRecording } from '../../src/core/recording.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CAST = join(ROOT, 'fixtures/evidence/gemini-first-run-tmux.cast');
@@ -26,7 +26,7 @@ function liveStates(): string[] {
 
 describe('a dialog nobody answered, redrawn while the CPU runs (Gemini first run, e2e recording)', () => {
   it('replay publishes the states the live run published, with no working between the auth box and its answer', async () => {
-    const { transitions } = await replayRecording(decodeRecording(readFileSync(CAST, 'utf8'), CAST), { pack });
+    const { transitions } = await replayRecording(readRecordingFile(CAST).recording, { pack });
     const replayed = transitions.map((tr) => tr.state);
 
     expect(liveStates()).toEqual(['unknown', 'working', 'blocked', 'idle', 'blocked', 'idle', 'working', 'done', 'idle']);
