@@ -158,10 +158,14 @@ describe('agentwrap run in a terminal', () => {
   it('suspends with the agent on Ctrl-Z and resumes it on fg', async () => {
     const outer = openOuterTerminal(`exec bash --norc --noprofile -i`, { env: { PS1: 'prompt$ ' } });
     await outer.waitFor('prompt$ ');
-    outer.pty.write(`${WRAP} run -- cat\r`);
-    // cat answering through agentwrap (its echo after the terminal's): Ctrl-Z then reaches the agent.
+    outer.pty.write(`${WRAP} run -- sh -c 'echo UP\$((1+1)); exec cat'\r`);
+    // Typed once the agent runs: the helper has given it the terminal, so Ctrl-Z reaches it. Typed
+    // before (under load, the pty's own echo of "ping" came before cat ran), Ctrl-Z went to the
+    // helper's group, which ignores it as a job-control shell does, and nothing stopped.
+    await outer.waitFor('UP2');
     outer.pty.write('ping\r');
-    await outer.waitFor(/ping\r\n(?:.|\n)*ping\r\n/);
+    // The pty's echo, then cat's own line.
+    await outer.waitFor(/UP2[^]*ping\r\n[^]*ping\r\n/);
 
     outer.pty.write('\x1a');
     await outer.waitFor(/Stopped/);

@@ -323,4 +323,34 @@ describe('agentwrap events', () => {
     expect(lines()[1]).toMatchObject({ agent: 'claude', winner: 'pack', rule_id: 'rule-blocked' });
     expect(readdirSync(sessionsDir).sort()).toEqual(['claude-aaa.json', 'claude-bbb.json']);
   });
+
+  it('trusts a transition heard while subscribing over a record that is still older', async () => {
+    // A live session sends its event before its queued record write lands (live/publisher.ts):
+    // here the change comes the moment `events` subscribes, with the record still saying working.
+    // Seen under load through `events --host`: the stale record was reported as blocked → working.
+    const session = await liveSession('claude-aaa', 'working');
+    const subscribe = session.handlers.subscribe;
+    session.handlers.subscribe = (emit) => {
+      const unsubscribe = subscribe(emit);
+      emit({ t: Date.now(), session: 'claude-aaa', agent: 'claude', from: 'working', to: 'blocked', winner: 'pack', rule_id: 'rule-blocked' });
+      return unsubscribe;
+    };
+    const child = spawnCli(['events']);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const lines = (): Record<string, unknown>[] => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    await until(() => lines().length >= 2 && session.listenerCount() === 1, 'the snapshot line and the transition');
+    session.emit('blocked', 'idle');
+    await until(() => lines().some((l) => l['to'] === 'idle'), 'the next transition');
+    const exited = exitOf(child);
+    child.kill('SIGINT');
+    await exited;
+
+    expect(lines().map((l) => [l['from'], l['to']])).toEqual([
+      [null, 'working'],
+      ['working', 'blocked'],
+      ['blocked', 'idle'],
+    ]);
+  });
 });

@@ -107,13 +107,19 @@ export function readChildPids(pid: number): number[] {
 
 /**
  * Where a signal "as if typed" goes (a negative number is a process group): the pty's
- * foreground group, except while the job-control helper holds the terminal with the agent
- * already forked, between the helper's fork and its tcsetpgrp at start, or with the agent
- * continued in the background. The agent gets it then: the helper killed first leaves the agent
- * running in a group no hangup reaches, holding the pty open (seen under load: a SIGHUP during
- * the launch ended the helper, and the agent's `sleep 20` outlived it).
+ * foreground group, except in two windows at the start.
+ * - Before the pty's child has made its own session (forkpty's setsid runs in the child after
+ *   the spawn call returned), no group `-ptyPid` exists yet, and its terminal's foreground group
+ *   is agentwrap's own: the child alone then. It holds every signal blocked until it has reset
+ *   their actions, so the signal waits and then ends it (seen: a SIGHUP sent within a
+ *   millisecond of the spawn reached nobody, about 1 in 40 times on a quiet machine).
+ * - While the job-control helper holds the terminal with the agent already forked (between the
+ *   helper's fork and its tcsetpgrp at start, or with the agent continued in the background),
+ *   the agent gets it: the helper killed first leaves the agent running in a group no hangup
+ *   reaches, holding the pty open.
  */
-export function signalTarget(ptyPid: number, helper: Pick<ProcStat, 'tpgid'> | undefined, agentPid: number | undefined, agent: Pick<ProcStat, 'pgrp' | 'state'> | undefined): number {
+export function signalTarget(ptyPid: number, helper: Pick<ProcStat, 'tpgid' | 'session'> | undefined, agentPid: number | undefined, agent: Pick<ProcStat, 'pgrp' | 'state'> | undefined): number {
+  if (helper !== undefined && helper.session !== ptyPid) return ptyPid;
   const foreground = helper !== undefined && helper.tpgid > 0 ? helper.tpgid : ptyPid;
   // A stopped agent keeps a signal pending: the caller sends it with SIGCONT (stopped-agent.ts).
   const isAgentRunning = agentPid !== undefined && agentPid !== ptyPid && agent !== undefined && agent.state !== 'T';
@@ -122,11 +128,13 @@ export function signalTarget(ptyPid: number, helper: Pick<ProcStat, 'tpgid'> | u
   return agent.pgrp === agentPid ? -agentPid : agentPid;
 }
 
-export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+/** Sends `signal`; false if nobody got it (ESRCH: the target already exited, not an error here). */
+export function signalQuietly(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal);
+    return true;
   } catch {
-    // ESRCH: the target already exited; a signal to nobody is not an error here.
+    return false;
   }
 }
 

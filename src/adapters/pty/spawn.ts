@@ -110,7 +110,9 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     onStopped: (listener) => stops.add(listener),
     signalForeground(signal) {
       const agentPid = (options.jobControl ?? true) ? readChildPids(pid)[0] : undefined;
-      signalQuietly(signalTarget(pid, readProcStat(pid), agentPid, agentPid === undefined ? undefined : readProcStat(agentPid)), signal);
+      const target = signalTarget(pid, readProcStat(pid), agentPid, agentPid === undefined ? undefined : readProcStat(agentPid));
+      // Without /proc the child's own session is not seen: no group yet means the child alone.
+      if (!signalQuietly(target, signal) && target === -pid) signalQuietly(pid, signal);
     },
     commandPid() {
       if (!(options.jobControl ?? true)) return pid;

@@ -107,8 +107,12 @@ export async function main(args: readonly string[]): Promise<number> {
 
     const connect = async (session: OwnSession, entry: Tracked): Promise<void> => {
       entry.connecting = true;
+      // Once an event came, the stream is newer than any record: a session sends the event
+      // before its (queued) record write lands, so the record read below may still be older.
+      let isEventHeard = false;
       try {
         const subscription = await subscribeControl(session.record.control, (event) => {
+          isEventHeard = true;
           // Already reported: a transition rebuilt from the record just before its event arrived.
           if (event.to === entry.lastState) return;
           entry.lastState = event.to;
@@ -121,7 +125,7 @@ export async function main(args: readonly string[]): Promise<number> {
         entry.subscription = subscription;
         // A change between reading the record and subscribing would be lost; the record read
         // now tells, and the missed transition is reported from what the record says.
-        const now = readLiveSession(root, session.key, Date.now(), isPidAlive);
+        const now = isEventHeard ? undefined : readLiveSession(root, session.key, Date.now(), isPidAlive);
         if (now !== undefined && now.kind === 'agentwrap' && now.record.state !== entry.lastState) {
           const from = entry.lastState;
           entry.lastState = now.record.state;
