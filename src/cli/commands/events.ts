@@ -78,6 +78,48 @@ function followHost(host: string, write: (line: string) => void): RemoteEvents {
   );
 }
 
+/**
+ * Follows one session's transitions over its control socket. `isWanted` says, once subscribed,
+ * whether the session is still followed (else the subscription is closed at once).
+ */
+async function subscribeSession(root: string, session: OwnSession, entry: Tracked, emit: (event: StateChangeEvent) => void, isWanted: () => boolean): Promise<void> {
+  entry.connecting = true;
+  // Once an event came, the stream is newer than any record: a session sends the event
+  // before its (queued) record write lands, so the record read below may still be older.
+  let isEventHeard = false;
+  try {
+    const subscription = await subscribeControl(session.record.control, (event) => {
+      isEventHeard = true;
+      // Already reported: a transition rebuilt from the record just before its event arrived.
+      if (event.to === entry.lastState) return;
+      entry.lastState = event.to;
+      emit(event);
+    });
+    if (!isWanted()) {
+      subscription.close();
+      return;
+    }
+    entry.subscription = subscription;
+    // A change between reading the record and subscribing would be lost; the record read
+    // now tells, and the missed transition is reported from what the record says.
+    const now = isEventHeard ? undefined : readLiveSession(root, session.key, Date.now(), isPidAlive);
+    if (now !== undefined && now.kind === 'agentwrap' && now.record.state !== entry.lastState) {
+      const from = entry.lastState;
+      entry.lastState = now.record.state;
+      emit(snapshotEvent(now as OwnSession, from, Date.now()));
+    }
+    void subscription.closed.then(() => {
+      entry.subscription = undefined;
+      entry.ended = true;
+    });
+  } catch {
+    // Not reachable yet (socket not bound) or already gone: the next discovery pass retries.
+    entry.subscription = undefined;
+  } finally {
+    entry.connecting = false;
+  }
+}
+
 export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SPEC, args);
   if (parsed === undefined) return 0;
@@ -105,43 +147,8 @@ export async function main(args: readonly string[]): Promise<number> {
     const liveSessions = (): OwnSession[] =>
       readCachedSessionsReport(root, Date.now(), isPidAlive, cache).sessions.filter((s): s is OwnSession => s.kind === 'agentwrap');
 
-    const connect = async (session: OwnSession, entry: Tracked): Promise<void> => {
-      entry.connecting = true;
-      // Once an event came, the stream is newer than any record: a session sends the event
-      // before its (queued) record write lands, so the record read below may still be older.
-      let isEventHeard = false;
-      try {
-        const subscription = await subscribeControl(session.record.control, (event) => {
-          isEventHeard = true;
-          // Already reported: a transition rebuilt from the record just before its event arrived.
-          if (event.to === entry.lastState) return;
-          entry.lastState = event.to;
-          emit(event);
-        });
-        if (isDone || tracked.get(session.key) !== entry) {
-          subscription.close();
-          return;
-        }
-        entry.subscription = subscription;
-        // A change between reading the record and subscribing would be lost; the record read
-        // now tells, and the missed transition is reported from what the record says.
-        const now = isEventHeard ? undefined : readLiveSession(root, session.key, Date.now(), isPidAlive);
-        if (now !== undefined && now.kind === 'agentwrap' && now.record.state !== entry.lastState) {
-          const from = entry.lastState;
-          entry.lastState = now.record.state;
-          emit(snapshotEvent(now as OwnSession, from, Date.now()));
-        }
-        void subscription.closed.then(() => {
-          entry.subscription = undefined;
-          entry.ended = true;
-        });
-      } catch {
-        // Not reachable yet (socket not bound) or already gone: the next discovery pass retries.
-        entry.subscription = undefined;
-      } finally {
-        entry.connecting = false;
-      }
-    };
+    const connect = (session: OwnSession, entry: Tracked): Promise<void> =>
+      subscribeSession(root, session, entry, emit, () => !isDone && tracked.get(session.key) === entry);
 
     const discover = (): void => {
       if (isDone) return;
