@@ -87,6 +87,23 @@ describe('capture lab mock encoders', () => {
     expect(JSON.stringify(tool('codex')?.input)).not.toContain('multiSelect');
   });
 
+  it('plans in OpenCode by switching to its plan agent before the prompt and back to build before the go-ahead', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const { actions, script } = SCENARIOS['plan']!.vary(() => 0.3, 'opencode');
+    const steps = actions.map((a) => (a.do === 'keys' ? `keys ${JSON.stringify(a.keys)}` : String(a.do))).filter((d) => d !== 'idle');
+    expect(steps).toEqual(['keys ["\\t"]', 'prompt', 'turn_end', 'keys ["\\t"]', 'prompt', 'turn_end']);
+    // No dialog to answer: plan_exit is offered only under OPENCODE_EXPERIMENTAL_PLAN_MODE.
+    expect(script.some((s) => s.tool)).toBe(false);
+  });
+
+  it('delegates to an OpenCode subagent with its task tool, the subagent answering in its own request', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const { script } = SCENARIOS['subagent']!.vary(() => 0.3, 'opencode');
+    expect(script[0]?.tool).toMatchObject({ name: 'task', input: { subagent_type: 'general', description: 'Survey the project' } });
+    expect(script[1]?.think).toBeGreaterThanOrEqual(3000);
+    expect(script).toHaveLength(3);
+  });
+
   it('calls a namespaced Codex tool (multi_agent_v1) with the agent id the last spawn_agent result named', () => {
     const { events } = responsesEvents({ tool: { namespace: 'multi_agent_v1', name: 'wait_agent', input: { targets: ['a-1'] } } });
     const done = events.find((e) => e[0] === 'response.output_item.done')?.[1] as { item: Record<string, unknown> };
