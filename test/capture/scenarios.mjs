@@ -19,8 +19,9 @@
 //   approve/deny with `keys`       answer a dialog that takes several keys (the last one answers)
 //   prompt with `whileStreaming`   a second prompt typed while the answer streams (queued)
 //
-// A scenario's `seed` is handed to seed.mjs (`allow`, `defaultMode`, `bare`, `codexSandbox`); `agents`
-// lists the CLIs it is written for (default: all). `vary(rng, agent)` may script each CLI's own tools.
+// A scenario's `seed` is handed to seed.mjs (`allowShell`, `defaultMode`, `bare`, `codexSandbox`,
+// `openCodePlanMode`); `agents` lists the CLIs it is written for (default: all). `vary(rng, agent)`
+// may script each CLI's own tools.
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -285,8 +286,9 @@ Object.assign(SCENARIOS, {
   // approval mode again), then the model goes on in the same turn. OpenCode 1.18.33: plan mode is
   // its `plan` agent (Tab at the prompt; the footer names the agent), which may not edit; its
   // plan_exit tool ("switch to the build agent?") is offered only under
-  // OPENCODE_EXPERIMENTAL_PLAN_MODE, so a user sees no approval dialog: the plan arrives as an
-  // answer, the user switches back to `build` (Tab) and asks for it to be carried out.
+  // OPENCODE_EXPERIMENTAL_PLAN_MODE (scenario `plan-exit`), so a user of the default sees no
+  // approval dialog: the plan arrives as an answer, the user switches back to `build` (Tab) and
+  // asks for it to be carried out.
   plan: {
     agents: ['claude', 'codex', 'gemini', 'opencode'],
     seed: { defaultMode: 'plan' },
@@ -364,6 +366,29 @@ Object.assign(SCENARIOS, {
         ],
       };
     },
+  },
+  // OpenCode's experimental plan mode (OPENCODE_EXPERIMENTAL_PLAN_MODE): the plan agent gets its
+  // plan_exit tool, which asks "Plan at … is complete. Would you like to switch to the build agent
+  // and start implementing?" (Yes / No) in the question panel; Yes switches to build and the turn
+  // goes on. The plan file is not written: the seeded `permission.edit: "ask"` would ask first.
+  'plan-exit': {
+    agents: ['opencode'],
+    seed: { openCodePlanMode: true },
+    vary: (rng) => ({
+      script: [
+        { think: 700, text: 'Here is my plan: validate the inputs of add(), add a test file, document add() in the README.', chunkMs: 35, tool: { name: 'plan_exit', input: {} } },
+        { think: 600 + Math.floor(rng() * 600), text: 'Switched to build. I will start with the validation.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'keys', keys: ['\t'], why: 'plan agent' },
+        { do: 'idle', ms: 800 },
+        { do: 'prompt', text: pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']) },
+        { do: 'approve', keys: ['\r'] },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
   },
   interrupt: {
     vary: (rng) => ({
