@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { anthropicEvents, responsesEvents, chatEvents, geminiEvents, codexShellCall, valueForSchema, encodeSse, startMock } from './mock.mjs';
 import { buildLabels, paintStart, quietAfter, QUIET_CAP_MS, QUIET_MIN_MS, type Mark } from './labels.mjs';
@@ -85,6 +88,37 @@ describe('capture lab mock encoders', () => {
     // Codex's request_user_input: a snake_case id per question, no multiSelect (its schema forbids extra keys).
     expect(tool('codex')).toMatchObject({ name: 'request_user_input', input: { questions: [{ id: 'test_runner', header: 'Runner' }] } });
     expect(JSON.stringify(tool('codex')?.input)).not.toContain('multiSelect');
+  });
+
+  it('plans in OpenCode by switching to its plan agent before the prompt and back to build before the go-ahead', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const { actions, script } = SCENARIOS['plan']!.vary(() => 0.3, 'opencode');
+    const steps = actions.map((a) => (a.do === 'keys' ? `keys ${JSON.stringify(a.keys)}` : String(a.do))).filter((d) => d !== 'idle');
+    expect(steps).toEqual(['keys ["\\t"]', 'prompt', 'turn_end', 'keys ["\\t"]', 'prompt', 'turn_end']);
+    // No dialog to answer: plan_exit is offered only under OPENCODE_EXPERIMENTAL_PLAN_MODE.
+    expect(script.some((s) => s.tool)).toBe(false);
+  });
+
+  it('asks OpenCode\'s plan_exit question only in the scenario seeded with its experimental plan mode', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const { seed } = await import('./seed.mjs');
+    const { script, actions } = SCENARIOS['plan-exit']!.vary(() => 0.3, 'opencode');
+    expect(script[0]?.tool).toMatchObject({ name: 'plan_exit', input: {} });
+    expect(actions.filter((a) => a.do !== 'idle').map((a) => a.do)).toEqual(['keys', 'prompt', 'approve', 'turn_end']);
+    const envOf = (options?: { openCodePlanMode?: boolean }) => {
+      const runDir = mkdtempSync(join(tmpdir(), 'lab-plan-mode-'));
+      try { return seed('opencode', { runDir, baseUrl: 'http://127.0.0.1:1', options: options ?? {} }).env; } finally { rmSync(runDir, { recursive: true, force: true }); }
+    };
+    expect(envOf(SCENARIOS['plan-exit']!.seed).OPENCODE_EXPERIMENTAL_PLAN_MODE).toBe('1');
+    expect(envOf(SCENARIOS['plan']!.seed).OPENCODE_EXPERIMENTAL_PLAN_MODE).toBeUndefined();
+  });
+
+  it('delegates to an OpenCode subagent with its task tool, the subagent answering in its own request', async () => {
+    const { SCENARIOS } = await import('./scenarios.mjs');
+    const { script } = SCENARIOS['subagent']!.vary(() => 0.3, 'opencode');
+    expect(script[0]?.tool).toMatchObject({ name: 'task', input: { subagent_type: 'general', description: 'Survey the project' } });
+    expect(script[1]?.think).toBeGreaterThanOrEqual(3000);
+    expect(script).toHaveLength(3);
   });
 
   it('calls a namespaced Codex tool (multi_agent_v1) with the agent id the last spawn_agent result named', () => {

@@ -19,8 +19,9 @@
 //   approve/deny with `keys`       answer a dialog that takes several keys (the last one answers)
 //   prompt with `whileStreaming`   a second prompt typed while the answer streams (queued)
 //
-// A scenario's `seed` is handed to seed.mjs (`allow`, `defaultMode`, `bare`, `codexSandbox`); `agents`
-// lists the CLIs it is written for (default: all). `vary(rng, agent)` may script each CLI's own tools.
+// A scenario's `seed` is handed to seed.mjs (`allowShell`, `defaultMode`, `bare`, `codexSandbox`,
+// `openCodePlanMode`); `agents` lists the CLIs it is written for (default: all). `vary(rng, agent)`
+// may script each CLI's own tools.
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -282,9 +283,14 @@ Object.assign(SCENARIOS, {
   // ("Action Required … Enter Plan Mode … Allow once": Enter), write_file saves the plan under
   // a bare name in its plans folder (its plan policy allows that unasked), exit_plan_mode asks
   // "Ready to start implementation?" (Down, Enter: "Yes, manually accept edits", the default
-  // approval mode again), then the model goes on in the same turn.
+  // approval mode again), then the model goes on in the same turn. OpenCode 1.18.33: plan mode is
+  // its `plan` agent (Tab at the prompt; the footer names the agent), which may not edit; its
+  // plan_exit tool ("switch to the build agent?") is offered only under
+  // OPENCODE_EXPERIMENTAL_PLAN_MODE (scenario `plan-exit`), so a user of the default sees no
+  // approval dialog: the plan arrives as an answer, the user switches back to `build` (Tab) and
+  // asks for it to be carried out.
   plan: {
-    agents: ['claude', 'codex', 'gemini'],
+    agents: ['claude', 'codex', 'gemini', 'opencode'],
     seed: { defaultMode: 'plan' },
     vary: (rng, agent) => {
       const plan = pick(rng, ['# Harden app.js\n\n1. Validate the inputs of add().\n2. Add a test file.\n3. Document add() in the README.\n', '# Improve the project\n\n1. Add tests for add().\n2. Reject non-numbers.\n3. Write a usage section.\n']);
@@ -305,6 +311,25 @@ Object.assign(SCENARIOS, {
             { do: 'approve' },
             { do: 'auto_tool' },
             { do: 'approve', keys: ['\x1b[B', '\r'] },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      if (agent === 'opencode') {
+        const switchAgent = (to) => ({ do: 'keys', keys: ['\t'], why: `${to} agent` });
+        return {
+          script: [{ think: 700, text: `Here is my plan.\n\n${plan}`, chunkMs: 35 }, approved],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            switchAgent('plan'),
+            { do: 'idle', ms: 800 },
+            { do: 'prompt', text: prompt },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 1500 },
+            switchAgent('build'),
+            { do: 'idle', ms: 800 },
+            { do: 'prompt', text: 'go ahead with the plan' },
             { do: 'turn_end' },
             { do: 'idle', ms: 3000 },
           ],
@@ -341,6 +366,29 @@ Object.assign(SCENARIOS, {
         ],
       };
     },
+  },
+  // OpenCode's experimental plan mode (OPENCODE_EXPERIMENTAL_PLAN_MODE): the plan agent gets its
+  // plan_exit tool, which asks "Plan at … is complete. Would you like to switch to the build agent
+  // and start implementing?" (Yes / No) in the question panel; Yes switches to build and the turn
+  // goes on. The plan file is not written: the seeded `permission.edit: "ask"` would ask first.
+  'plan-exit': {
+    agents: ['opencode'],
+    seed: { openCodePlanMode: true },
+    vary: (rng) => ({
+      script: [
+        { think: 700, text: 'Here is my plan: validate the inputs of add(), add a test file, document add() in the README.', chunkMs: 35, tool: { name: 'plan_exit', input: {} } },
+        { think: 600 + Math.floor(rng() * 600), text: 'Switched to build. I will start with the validation.', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'keys', keys: ['\t'], why: 'plan agent' },
+        { do: 'idle', ms: 800 },
+        { do: 'prompt', text: pick(rng, ['plan how to harden app.js', 'make a plan to improve this project']) },
+        { do: 'approve', keys: ['\r'] },
+        { do: 'turn_end' },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
   },
   interrupt: {
     vary: (rng) => ({
@@ -432,9 +480,11 @@ Object.assign(SCENARIOS, {
   // wait_agent on the id spawn_agent returned; the sub-agent runs its own turn on its own thread
   // (mock steps `thread: 'sub'`) while the parent waits, then the parent answers. Gemini: its
   // invoke_agent tool (allowed unasked in the default mode) runs codebase_investigator, whose own
-  // requests come in turn, like Claude's, and end with complete_task and its report.
+  // requests come in turn, like Claude's, and end with complete_task and its report. OpenCode: its
+  // task tool (allowed unasked by default) runs the `general` subagent in a child session, whose
+  // requests come in turn too.
   subagent: {
-    agents: ['claude', 'codex', 'gemini'],
+    agents: ['claude', 'codex', 'gemini', 'opencode'],
     vary: (rng, agent) => {
       const survey = 'List the files of this project and what each one holds.';
       const childAnswer = { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 };
@@ -446,6 +496,23 @@ Object.assign(SCENARIOS, {
           script: [
             { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'invoke_agent', input: { agent_name: 'codebase_investigator', prompt: survey } } },
             { think: 4000, text: 'Survey done.', chunkMs: 35, tool: { name: 'complete_task', input: { report } } },
+            final,
+          ],
+          actions: [
+            { do: 'idle', ms: 1000 },
+            { do: 'prompt', text: prompt },
+            { do: 'auto_tool' },
+            { do: 'turn_end' },
+            { do: 'idle', ms: 3000 },
+          ],
+        };
+      }
+      if (agent === 'opencode') {
+        return {
+          script: [
+            { think: 600, text: 'I will hand the survey to a subagent.', chunkMs: 35, tool: { name: 'task', input: { description: 'Survey the project', prompt: survey, subagent_type: 'general' } } },
+            // The subagent's request, answered after a few seconds as a slower model would.
+            { ...childAnswer, think: 4000 },
             final,
           ],
           actions: [

@@ -64,7 +64,8 @@ function seedWork(work) {
 // user allowed before, e.g. "sleep 8", in each CLI's own syntax), `defaultMode` (Claude's permission mode, e.g.
 // "plan"), `bare` (a new user's first start: Claude without trust, key approval or nudge seen;
 // Codex and Gemini with no configuration file at all), `codexSandbox`
-// (Codex's sandbox_mode, e.g. "read-only").
+// (Codex's sandbox_mode, e.g. "read-only"), `openCodePlanMode` (OpenCode's experimental plan mode,
+// whose plan_exit tool asks before leaving the plan agent).
 export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
   const cwd = join(runDir, 'work');
@@ -171,6 +172,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       if (existsSync(template)) cpSync(template, join(home, '.config', 'opencode'), { recursive: true });
       write(join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify(cfg, null, 2));
       Object.assign(env, { OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: 'true' });
+      if (options.openCodePlanMode) env.OPENCODE_EXPERIMENTAL_PLAN_MODE = '1';
       break;
     }
     case 'gemini': {
