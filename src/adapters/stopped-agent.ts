@@ -6,15 +6,7 @@
  * stopped. Shells follow a terminating signal to a stopped job with SIGCONT (bash's `kill`,
  * the kernel for an orphaned group); agentwrap does the same for the agent's group.
  */
-import { readProcStat } from './pty/index.js';
-
-function signalQuietly(target: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(target, signal);
-  } catch {
-    // ESRCH: it went away meanwhile, which is what the signal was for.
-  }
-}
+import { readProcStat, signalQuietly } from './pty/index.js';
 
 /**
  * If `pid` is stopped, sends `signal` to its process group and then SIGCONT, so the signal is

@@ -11,5 +11,5 @@
 export { spawnPty } from './spawn.js';
 export * from './types.js';
 export { childCwd, childEnvironment, HOOK_ENV_KEYS } from './environment.js';
-export { JOB_CONTROL_SCRIPT, JOB_CONTROL_SHELL, readChildPids, readProcStat } from './job-control.js';
+export { JOB_CONTROL_SCRIPT, JOB_CONTROL_SHELL, readChildPids, readProcStat, signalQuietly } from './job-control.js';
 export { DRAIN_MAX_MS, DRAIN_QUIET_MS } from './read-tail.js';
