@@ -490,6 +490,8 @@ Object.assign(SCENARIOS, {
       const childAnswer = { think: 1500, text: 'README.md describes the project, app.js exports add(a, b), notes.txt holds a todo.', chunkMs: 40 };
       const final = { think: 600 + Math.floor(rng() * 600), text: 'The subagent reports three files: a README, app.js with add(a, b), and a notes file.', chunkMs: 40 };
       const prompt = pick(rng, ['use a subagent to survey the project', 'delegate a project survey to an agent']);
+      // The subagent's tool runs unasked: one prompt, one tool, the turn's end (Codex: two tools).
+      const actions = [{ do: 'idle', ms: 1000 }, { do: 'prompt', text: prompt }, { do: 'auto_tool' }, { do: 'turn_end' }, { do: 'idle', ms: 3000 }];
       if (agent === 'gemini') {
         const report = { SummaryOfFindings: childAnswer.text, ExplorationTrace: ['Listed the project folder.'], RelevantLocations: [{ FilePath: 'app.js', Reasoning: 'Exports add(a, b).', KeySymbols: ['add'] }] };
         return {
@@ -498,13 +500,7 @@ Object.assign(SCENARIOS, {
             { think: 4000, text: 'Survey done.', chunkMs: 35, tool: { name: 'complete_task', input: { report } } },
             final,
           ],
-          actions: [
-            { do: 'idle', ms: 1000 },
-            { do: 'prompt', text: prompt },
-            { do: 'auto_tool' },
-            { do: 'turn_end' },
-            { do: 'idle', ms: 3000 },
-          ],
+          actions,
         };
       }
       if (agent === 'opencode') {
@@ -515,13 +511,7 @@ Object.assign(SCENARIOS, {
             { ...childAnswer, think: 4000 },
             final,
           ],
-          actions: [
-            { do: 'idle', ms: 1000 },
-            { do: 'prompt', text: prompt },
-            { do: 'auto_tool' },
-            { do: 'turn_end' },
-            { do: 'idle', ms: 3000 },
-          ],
+          actions,
         };
       }
       if (agent === 'codex') {
@@ -552,13 +542,7 @@ Object.assign(SCENARIOS, {
           childAnswer,
           final,
         ],
-        actions: [
-          { do: 'idle', ms: 1000 },
-          { do: 'prompt', text: prompt },
-          { do: 'auto_tool' },
-          { do: 'turn_end' },
-          { do: 'idle', ms: 3000 },
-        ],
+        actions,
       };
     },
   },
