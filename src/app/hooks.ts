@@ -179,12 +179,14 @@ function isObject(value: unknown): value is Json {
  * 632-842 ms against 678-900 bare (3 interleaved rounds in tmux, 2026-12-02 10:00 UTC).
  * The report keeps the payload: the background job reads the hook's stdin through fd 3 (an
  * asynchronous list's own stdin is /dev/null), and its stdout/stderr go to /dev/null so Claude
- * does not wait for those pipes to close either.
+ * does not wait for those pipes to close either. The report's Node starts without
+ * NODE_EXTRA_CA_CERTS (empty: Node skips it), as the shell front starts agentwrap's own: it opens
+ * no TLS connection, and reading a system CA bundle costs each start about 70 ms of CPU.
  */
 export function claudeHookLine(command: readonly string[], event: string): string {
   const report = [...command, 'report', event, '--agent', 'claude', '--source', 'claude-hooks', '--json', '-'].map(shellQuote).join(' ');
   const priority = event === 'SessionStart' ? `nice -n ${SESSION_START_NICENESS} ` : '';
-  return `exec 3<&0; ${priority}${report} <&3 >/dev/null 2>&1 &`;
+  return `exec 3<&0; NODE_EXTRA_CA_CERTS= ${priority}${report} <&3 >/dev/null 2>&1 &`;
 }
 
 /**

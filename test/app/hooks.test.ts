@@ -45,7 +45,7 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(Object.keys(settings.hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const hook = settings.hooks['PermissionRequest']?.[0]?.hooks[0];
     expect(hook).toMatchObject({ type: 'command', async: true });
-    expect(hook?.command).toBe("exec 3<&0; /usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json - <&3 >/dev/null 2>&1 &");
+    expect(hook?.command).toBe("exec 3<&0; NODE_EXTRA_CA_CERTS= /usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json - <&3 >/dev/null 2>&1 &");
   });
 
   it('ends the hook at once and hands its stdin to the report running in the background', async () => {
@@ -62,6 +62,22 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     writeFileSync(`${out}.go`, '');
     await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
     expect(readFileSync(out, 'utf8')).toBe('{"hook_event_name":"Stop"}\nreport Stop --agent claude --source claude-hooks --json -\n');
+  });
+
+  it('starts the report without the CA bundle Node would read at start, whatever the agent has', async () => {
+    const out = join(tmp, 'ca.out');
+    const standIn = ['/bin/sh', '-c', 'echo "[${NODE_EXTRA_CA_CERTS-unset}]" > "$0.tmp" && mv "$0.tmp" "$0"', out];
+
+    const hook = spawnSync('/bin/sh', ['-c', claudeHookLine(standIn, 'SessionStart')], {
+      input: '{}',
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' },
+    });
+
+    expect(hook.status).toBe(0);
+    await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
+    expect(readFileSync(out, 'utf8')).toBe('[]\n');
   });
 
   it('starts the SessionStart report at a lower priority, the other events at the normal one', async () => {

@@ -66,7 +66,7 @@ export function hashSeed(s) {
 }
 
 /**
- * Copies the built agentwrap (dist/src, packs, package.json, and the native relay addon
+ * Copies the built agentwrap (dist/src, packs, package.json, the `agentwrap` command's shell front, and the native relay addon
  * build/Release/agentwrap_relay.node when built; node_modules symlinked) into the cache, so a
  * capture run is not broken half-way by someone rebuilding dist/ in the tree. With the addon it
  * runs on the relay thread as an installed agentwrap does; without it, on the event-loop relay
@@ -79,6 +79,8 @@ export function snapshotAgentwrap() {
   cpSync(join(REPO, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
   if (existsSync(join(REPO, 'packs'))) cpSync(join(REPO, 'packs'), join(dir, 'packs'), { recursive: true });
   cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
+  mkdirSync(join(dir, 'src', 'cli', 'bin'), { recursive: true });
+  cpSync(join(REPO, 'src', 'cli', 'bin', 'agentwrap'), frontOf(join(dir, 'dist', 'src', 'cli', 'main.js')));
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   const addon = join(REPO, 'build', 'Release', 'agentwrap_relay.node');
   let relay = 'event loop (build/Release/agentwrap_relay.node not built)';
@@ -88,6 +90,16 @@ export function snapshotAgentwrap() {
     relay = 'native';
   }
   return { dir, main: join(dir, 'dist', 'src', 'cli', 'main.js'), relay };
+}
+
+/**
+ * The `agentwrap` command a user runs (the shell front, src/cli/bin/agentwrap) of a snapshot's
+ * main.js: the e2e starts agentwrap through it, as an installed agentwrap is started.
+ */
+export function frontOf(main) {
+  const suffix = join('dist', 'src', 'cli', 'main.js');
+  if (!main.endsWith(suffix)) throw new Error(`frontOf: ${main} is not a snapshot's dist/src/cli/main.js`);
+  return join(main.slice(0, -suffix.length), 'src', 'cli', 'bin', 'agentwrap');
 }
 
 /**

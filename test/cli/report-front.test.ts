@@ -49,6 +49,25 @@ describe('the agentwrap command front', () => {
     expect(version.stdout).toMatch(/^agentwrap \d+\.\d+\.\d+/);
   });
 
+  it("starts agentwrap's own Node without NODE_EXTRA_CA_CERTS and gives the agent the user's value back", async () => {
+    ensureBuilt();
+    const path = `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`;
+    // What the agent sees, and whether agentwrap's own Node was started with it (its exec-time environment).
+    const agent = 'echo "CA=[${NODE_EXTRA_CA_CERTS-unset}] HELD=[${AGENTWRAP_HELD_NODE_EXTRA_CA_CERTS-none}] OWN=$(tr "\\0" "\\n" < /proc/$AGENTWRAP_PID/environ | grep -c "^NODE_EXTRA_CA_CERTS=")"; sleep 30';
+    const wrapped = (prefix: string, env: Record<string, string>): OuterTerminal => {
+      const command = `exec ${prefix}/bin/sh ${JSON.stringify(FRONT)} run --no-hooks -- sh -c '${agent.replace(/'/g, `'\\''`)}'`;
+      const term = openOuterTerminal(command, { env: { AGENT_STATUS_DIR: mkdtempSync(join(tmpdir(), 'aw-front-')), PATH: path, ...env } });
+      opened.push(term);
+      return term;
+    };
+
+    const seenWith = await wrapped('', { NODE_EXTRA_CA_CERTS: '/tmp/corp ca.pem' }).waitFor(/CA=.*OWN=\d/);
+    const seenWithout = await wrapped('env -u NODE_EXTRA_CA_CERTS ', {}).waitFor(/CA=.*OWN=\d/);
+
+    expect(seenWith).toContain('CA=[/tmp/corp ca.pem] HELD=[none] OWN=0');
+    expect(seenWithout).toContain('CA=[unset] HELD=[none] OWN=0');
+  });
+
   it('delivers a hook report from inside a wrapped agent to its session', async () => {
     ensureBuilt();
     const env = { AGENT_STATUS_DIR: join(mkdtempSync(join(tmpdir(), 'aw-front-')), 'status'), PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` };

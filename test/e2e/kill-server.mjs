@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTS } from '../capture/agents.mjs';
 import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
-import { snapshotAgentwrap, killLeftovers } from '../capture/driver.mjs';
+import { snapshotAgentwrap, killLeftovers, frontOf } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { startPane, paneFiles } from './tmux-pane.mjs';
@@ -109,7 +109,7 @@ async function killOnce({ index, agent, phase, inst, main, baseDir }) {
   const stateDir = mkdtempSync('/tmp/e2e-kill-state-');
   const pidFile = join(runDir, 'agentwrap.pid');
   // `exec` keeps agentwrap the pane's foreground process, as a user's shell runs it.
-  const argv = ['sh', '-c', 'echo $$ > "$0"; exec "$@"', pidFile, process.execPath, main, profile.bin, ...profile.args];
+  const argv = ['sh', '-c', 'echo $$ > "$0"; exec "$@"', pidFile, frontOf(main), profile.bin, ...profile.args];
   const env = { ...seeded.env, PATH: `${dirname(inst.bin)}:${seeded.env.PATH}`, AGENT_STATUS_DIR: stateDir };
   const files = paneFiles(runDir, 'kill');
   const { proc, go } = startPane({ argv, env, cwd: seeded.cwd, cols: 120, rows: 40, habitat: 'tmux', files, keepStatusOnHangup: true });

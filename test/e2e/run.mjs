@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { AGENTS, AGENT_NAMES } from '../capture/agents.mjs';
 import { SCENARIO_NAMES } from '../capture/scenarios.mjs';
 import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
-import { runScenario, snapshotAgentwrap, killLeftovers, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
+import { runScenario, snapshotAgentwrap, killLeftovers, frontOf, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
@@ -127,7 +127,7 @@ async function runOne({ agent, scenario, habitat, hooks, size, inst, main, relay
   const files = paneFiles(cellDir, `${scenario}-${cols}x${rows}`);
   const paneRef = {};
   const spawnInPane = ({ agentwrapMain, agentName, agentBin, args, env, cwd, cols: c, rows: r, castPath }) => {
-    const argv = [process.execPath, agentwrapMain, ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
+    const argv = [frontOf(agentwrapMain), ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
     const paneEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
     const { proc, go } = startPane({ argv, env: paneEnv, cwd, cols: c, rows: r, habitat, files });
     paneRef.proc = proc;
@@ -209,7 +209,7 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
   const mock = await startMock({});
   const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, version: inst.version });
   const stateDir = mkdtempSync('/tmp/e2e-state-');
-  const argv = mode === 'bare' ? [inst.bin, ...profile.args] : [process.execPath, main, ...(mode === 'hooks-off' ? ['--no-hooks'] : []), profile.bin, ...profile.args];
+  const argv = mode === 'bare' ? [inst.bin, ...profile.args] : [frontOf(main), ...(mode === 'hooks-off' ? ['--no-hooks'] : []), profile.bin, ...profile.args];
   const env = { ...seeded.env, PATH: `${dirname(inst.bin)}:${seeded.env.PATH}`, AGENT_STATUS_DIR: stateDir };
   const files = paneFiles(runDir, 'fs');
   const { proc, go } = startPane({ argv, env, cwd: seeded.cwd, cols: size[0], rows: size[1], habitat, files });
