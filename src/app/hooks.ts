@@ -8,18 +8,20 @@
  *
  * What each agent gets (and what gating trusts it for: core/gating.ts, docs/reporter.md):
  * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
- *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity);
+ *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity),
+ *   each writing its payload into a spool that agentwrap delivers (hook-spool.ts);
  * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
  * - opencode: nothing (a server of ours would delay its first screen, a plugin would install
  *   @opencode-ai/plugin into the user's config directory first); when the user starts its
  *   server (`--port N`), agentwrap follows that server's `/event` stream (opencode-events.ts:
  *   full-lifecycle, authoritative below screen blockers).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLI_MAIN_PATH } from '../adapters/paths.js';
 import type { Following } from './opencode-events.js';
+import { followSpool, type SpoolFollowing, type SpooledReport } from './hook-spool.js';
 // The control client and OpenCode's event stream are loaded by the one plan that needs them
 // (await import below): a plan is made before the agent is spawned, and module loading for
 // every launch was time its first byte waited for.
@@ -148,7 +150,7 @@ export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
   try {
     switch (agent) {
       case 'claude':
-        return planClaude(input, command, root);
+        return planClaude(input, root);
       case 'codex':
         return await planCodex(input, command);
       case 'opencode':
@@ -170,38 +172,25 @@ function isObject(value: unknown): value is Json {
 }
 
 /**
- * The shell line of one Claude hook: `agentwrap report` started in the background, so the hook
- * itself ends as soon as the shell has forked it. Claude Code 2.1.332 does not draw its answer
- * to Enter (UserPromptSubmit) or its permission dialog (PermissionRequest) until the hook
- * process ends, `async: true` or not: with Node starting in the hook that was 400-650 ms on a
- * loaded 2-core machine (e2e run, tmux, hooks on against off). Its first paint (the e2e's 200
- * bytes) does not wait for SessionStart: a plain `sleep 1` hook there, synchronous, left it at
- * 632-842 ms against 678-900 bare (3 interleaved rounds in tmux, 2026-12-02 10:00 UTC).
- * The report keeps the payload: the background job reads the hook's stdin through fd 3 (an
- * asynchronous list's own stdin is /dev/null), and its stdout/stderr go to /dev/null so Claude
- * does not wait for those pipes to close either. The report's Node starts without
- * NODE_EXTRA_CA_CERTS (empty: Node skips it), as the shell front starts agentwrap's own: it opens
- * no TLS connection, and reading a system CA bundle costs each start about 70 ms of CPU.
+ * The shell line of one Claude hook: the payload on its stdin written into the launch's report
+ * spool (hook-spool.ts), with the shell alone, and nothing else. Claude Code 2.1.332 does not
+ * draw its answer to Enter (UserPromptSubmit) or its permission dialog (PermissionRequest) until
+ * the hook process ends, `async: true` or not, so the hook must end at once: `cat` and `mv`
+ * take a few milliseconds where starting Node took 100-170 ms of CPU (400-650 ms of waiting on
+ * a loaded 2-core machine). Nothing on stdout (Claude Code adds a SessionStart or
+ * UserPromptSubmit hook's output to the conversation), nothing on stderr, and exit 0 whatever
+ * happens (exit 2 would block the action).
  */
-export function claudeHookLine(command: readonly string[], event: string): string {
-  const report = [...command, 'report', event, '--agent', 'claude', '--source', 'claude-hooks', '--json', '-'].map(shellQuote).join(' ');
-  const priority = event === 'SessionStart' ? `nice -n ${SESSION_START_NICENESS} ` : '';
-  return `exec 3<&0; NODE_EXTRA_CA_CERTS= ${priority}${report} <&3 >/dev/null 2>&1 &`;
+export function claudeHookLine(spoolDir: string, event: string): string {
+  const file = `${shellQuote(spoolDir)}/$$.${event}`;
+  return `{ cat > ${file}.part && mv -f ${file}.part ${file}.json; } >/dev/null 2>&1; exit 0`;
 }
 
-/**
- * SessionStart's report runs while Claude Code draws its first screen, and its Node start
- * competes with that drawing for the CPU (E2E.md: hooks on drew 60-85 ms later than hooks off on
- * 2 cores). Nothing waits on that report (it carries identity, no state), so it runs at a lower
- * priority; the other events' reports carry evidence wanted at once and keep the normal one.
- */
-const SESSION_START_NICENESS = 10;
-
-/** The hooks block agentwrap adds: one async command hook per event, reading the payload on stdin. */
-export function claudeHooks(command: readonly string[]): Json {
+/** The hooks block agentwrap adds: one async command hook per event, spooling the payload on stdin. */
+export function claudeHooks(spoolDir: string): Json {
   const hooks: Json = {};
   for (const event of CLAUDE_HOOK_EVENTS) {
-    hooks[event] = [{ hooks: [{ type: 'command', command: claudeHookLine(command, event), async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
+    hooks[event] = [{ hooks: [{ type: 'command', command: claudeHookLine(spoolDir, event), async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
   }
   return hooks;
 }
@@ -217,7 +206,25 @@ export function mergeClaudeSettings(user: Json, ours: Json): Json {
   return { ...user, hooks };
 }
 
-function planClaude(input: HookPlanInput, command: readonly string[], root: string): HookPlan {
+/** One spooled Claude hook report to the session, as `agentwrap report <event> --source claude-hooks --json -` sends it. */
+async function deliverSpooled(controlPath: string, report: SpooledReport): Promise<unknown> {
+  const [{ requestControl }, { slimPayload }] = await Promise.all([import('./control-client.js'), import('../core/gating.js')]);
+  let payload: unknown;
+  try {
+    payload = report.text === undefined ? undefined : JSON.parse(report.text);
+  } catch (error) {
+    // Not JSON: the event still counts, without a payload (as with `agentwrap report`).
+    void error;
+  }
+  const slim = slimPayload(payload);
+  const params = { event: report.event, agent: 'claude', source: 'claude-hooks', seq: report.writtenAtMs, sentAtMs: report.writtenAtMs, ...(slim === undefined ? {} : { payload: slim }) };
+  return requestControl(controlPath, { method: 'report', params }, CLAUDE_REPORT_TIMEOUT_MS);
+}
+
+/** One spooled report's round trip to the session's socket, at most (as for `agentwrap report`). */
+const CLAUDE_REPORT_TIMEOUT_MS = 300;
+
+function planClaude(input: HookPlanInput, root: string): HookPlan {
   const first = input.args[0];
   if (first !== undefined && CLAUDE_SUBCOMMANDS.includes(first)) return nothing('claude', input.args, undefined);
   // A --settings of the user's own: merge ours into it and pass the merged file in its place.
@@ -241,7 +248,10 @@ function planClaude(input: HookPlanInput, command: readonly string[], root: stri
   }
   const temp = privateDir(root);
   const file = join(temp.dir, 'claude-settings.json');
-  writeFileSync(file, `${JSON.stringify(mergeClaudeSettings(userSettings, claudeHooks(command)), null, 2)}\n`, { mode: 0o600 });
+  const spoolDir = join(temp.dir, 'reports');
+  mkdirSync(spoolDir, { mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(mergeClaudeSettings(userSettings, claudeHooks(spoolDir)), null, 2)}\n`, { mode: 0o600 });
+  let following: SpoolFollowing | undefined;
   return {
     agent: 'claude',
     installed: true,
@@ -249,8 +259,14 @@ function planClaude(input: HookPlanInput, command: readonly string[], root: stri
     env: {},
     events: CLAUDE_HOOK_EVENTS,
     note: at === -1 ? undefined : 'claude: your --settings was merged with agentwrap\'s hooks',
-    start: () => undefined,
-    dispose: temp.dispose,
+    start: ({ controlPath, warn }) => {
+      if (controlPath === undefined) return;
+      following = followSpool(spoolDir, (report) => deliverSpooled(controlPath, report), warn);
+    },
+    dispose: () => {
+      following?.stop();
+      temp.dispose();
+    },
   };
 }
 

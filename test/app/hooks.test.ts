@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startControlServer } from '../../src/app/control-socket.js';
 import { CLAUDE_HOOK_EVENTS, claudeHookLine, mergeClaudeSettings, planHooks, shellQuote, type HookPlan } from '../../src/app/hooks.js';
 
 const REPORT = ['/usr/bin/node', '/opt/agent wrap/main.js'];
@@ -36,7 +37,7 @@ function settingsOf(result: HookPlan): Settings {
 }
 
 describe('claude: a --settings file of async hooks for this run only', () => {
-  it('adds --settings <file> before the user\'s arguments, with one async report hook per event', async () => {
+  it('adds --settings <file> before the user\'s arguments, with one async spool hook per event', async () => {
     const result = await plan('claude', ['--model', 'opus', 'fix the bug']);
 
     const settings = settingsOf(result);
@@ -45,55 +46,63 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     expect(Object.keys(settings.hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const hook = settings.hooks['PermissionRequest']?.[0]?.hooks[0];
     expect(hook).toMatchObject({ type: 'command', async: true });
-    expect(hook?.command).toBe("exec 3<&0; NODE_EXTRA_CA_CERTS= /usr/bin/node '/opt/agent wrap/main.js' report PermissionRequest --agent claude --source claude-hooks --json - <&3 >/dev/null 2>&1 &");
+    expect(hook?.command).toBe(claudeHookLine(join(dirname(result.args[1] ?? ''), 'reports'), 'PermissionRequest'));
   });
 
-  it('ends the hook at once and hands its stdin to the report running in the background', async () => {
-    // A stand-in for `agentwrap report` that waits for a go file, then saves what it read on stdin
-    // and its arguments: the hook shell must have exited before it could finish.
-    const out = join(tmp, 'report.out');
-    const standIn = ['/bin/sh', '-c', 'while [ ! -e "$0.go" ]; do sleep 0.02; done; { cat; echo; echo "$@"; } > "$0.tmp" && mv "$0.tmp" "$0"', out];
-    const line = claudeHookLine(standIn, 'Stop');
+  it('a hook writes its payload into the spool whole, prints nothing and exits 0, spool or not', () => {
+    const spool = join(tmp, 'spool dir');
+    mkdirSync(spool);
 
-    const hook = spawnSync('/bin/sh', ['-c', line], { input: '{"hook_event_name":"Stop"}', encoding: 'utf8', timeout: 20_000 });
+    const hook = spawnSync('/bin/sh', ['-c', claudeHookLine(spool, 'Stop')], { input: '{"hook_event_name":"Stop"}', encoding: 'utf8', timeout: 20_000 });
+    const gone = spawnSync('/bin/sh', ['-c', claudeHookLine(join(tmp, 'disposed'), 'Stop')], { input: '{}', encoding: 'utf8', timeout: 20_000 });
 
-    expect(hook.status).toBe(0);
-    expect(existsSync(out)).toBe(false);
-    writeFileSync(`${out}.go`, '');
-    await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
-    expect(readFileSync(out, 'utf8')).toBe('{"hook_event_name":"Stop"}\nreport Stop --agent claude --source claude-hooks --json -\n');
+    expect([hook.status, hook.stdout, hook.stderr]).toEqual([0, '', '']);
+    expect(readdirSync(spool)).toEqual([`${hook.pid}.Stop.json`]);
+    expect(readFileSync(join(spool, `${hook.pid}.Stop.json`), 'utf8')).toBe('{"hook_event_name":"Stop"}');
+    expect([gone.status, gone.stdout, gone.stderr]).toEqual([0, '', '']);
   });
 
-  it('starts the report without the CA bundle Node would read at start, whatever the agent has', async () => {
-    const out = join(tmp, 'ca.out');
-    const standIn = ['/bin/sh', '-c', 'echo "[${NODE_EXTRA_CA_CERTS-unset}]" > "$0.tmp" && mv "$0.tmp" "$0"', out];
-
-    const hook = spawnSync('/bin/sh', ['-c', claudeHookLine(standIn, 'SessionStart')], {
-      input: '{}',
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' },
+  it('delivers what the hooks spooled to the session socket, oldest first, as claude-hooks reports', async () => {
+    const controlPath = join(tmp, 'control', 'c.sock');
+    mkdirSync(join(tmp, 'control'), { mode: 0o700 });
+    const reports: Record<string, unknown>[] = [];
+    const server = await startControlServer(controlPath, {
+      explain: () => ({}), capture: () => ({}), ack: () => ({}), subscribe: () => () => undefined,
+      report: (params) => {
+        reports.push(params);
+        return { accepted: true };
+      },
     });
+    try {
+      const result = await plan('claude', []);
+      const spool = join(dirname(result.args[1] ?? ''), 'reports');
+      const runHook = (event: string, payload: string): void => {
+        spawnSync('/bin/sh', ['-c', claudeHookLine(spool, event)], { input: payload, encoding: 'utf8', timeout: 20_000 });
+      };
+      // One report spooled before the session listens (Claude's SessionStart comes early), two after.
+      runHook('SessionStart', JSON.stringify({ session_id: 'abc-1', prompt: 'never sent' }));
+      const warnings: string[] = [];
+      result.start({ controlPath, warn: (message) => warnings.push(message) });
+      await expect.poll(() => reports.length, { timeout: 5000, interval: 20 }).toBe(1);
+      runHook('UserPromptSubmit', 'not json');
+      runHook('PermissionRequest', JSON.stringify({ session_id: 'abc-1', tool_name: 'Bash' }));
+      await expect.poll(() => reports.length, { timeout: 5000, interval: 20 }).toBe(3);
 
-    expect(hook.status).toBe(0);
-    await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
-    expect(readFileSync(out, 'utf8')).toBe('[]\n');
-  });
-
-  it('starts the SessionStart report at a lower priority, the other events at the normal one', async () => {
-    // The stand-in saves its own niceness (field 19 of /proc/self/stat, after the command name).
-    const niceness = async (event: string): Promise<string> => {
-      const out = join(tmp, `nice-${event}.out`);
-      const standIn = ['/bin/sh', '-c', 'cut -d")" -f2 /proc/$$/stat | cut -d" " -f18 > "$0.tmp" && mv "$0.tmp" "$0"', out];
-      const hook = spawnSync('/bin/sh', ['-c', claudeHookLine(standIn, event)], { input: '{}', encoding: 'utf8', timeout: 20_000 });
-      expect(hook.status).toBe(0);
-      await expect.poll(() => existsSync(out), { timeout: 20_000, interval: 20 }).toBe(true);
-      return readFileSync(out, 'utf8').trim();
-    };
-    const base = readFileSync('/proc/self/stat', 'utf8').split(')')[1]?.trim().split(' ')[16];
-
-    expect(await niceness('PermissionRequest')).toBe(base);
-    expect(Number(await niceness('SessionStart'))).toBe(Math.min(19, Number(base) + 10));
+      expect(reports.map((r) => [r['event'], r['agent'], r['source']])).toEqual([
+        ['SessionStart', 'claude', 'claude-hooks'],
+        ['UserPromptSubmit', 'claude', 'claude-hooks'],
+        ['PermissionRequest', 'claude', 'claude-hooks'],
+      ]);
+      expect(reports[0]?.['payload']).toEqual({ session_id: 'abc-1' });
+      expect(reports[1]?.['payload']).toBeUndefined();
+      const seqs = reports.map((r) => Number(r['seq']));
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+      expect(Math.abs(Number(reports[2]?.['sentAtMs']) - Date.now())).toBeLessThan(5000);
+      expect(readdirSync(spool)).toEqual([]);
+      expect(warnings).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('writes the file privately (0600 in a 0700 directory) and removes it on dispose', async () => {
@@ -115,7 +124,7 @@ describe('claude: a --settings file of async hooks for this run only', () => {
     const settings = settingsOf(result) as Settings & { model?: string };
     expect(result.args.slice(2)).toEqual(['-c']);
     expect(settings.model).toBe('sonnet');
-    expect(settings.hooks['Stop']?.map((group) => group.hooks[0]?.command)).toEqual(['say done', expect.stringContaining('report Stop')]);
+    expect(settings.hooks['Stop']?.map((group) => group.hooks[0]?.command)).toEqual(['say done', expect.stringContaining('.Stop.json')]);
     expect(result.note).toMatch(/merged/);
   });
 
