@@ -152,3 +152,15 @@ export function createProcessProbe(rootPid: number, options: ProcessProbeOptions
     },
   };
 }
+
+/**
+ * The CPU of `rootPid`'s process tree since the previous call, in cores; undefined on the first
+ * call and when the tree cannot be read (no /proc). For the first-screen wait (launch/first-screen.ts).
+ */
+export function treeCpuRate(rootPid: number, options: ProcessProbeOptions = {}): () => number | undefined {
+  const probe = createProcessProbe(rootPid, options);
+  return () => {
+    const sample = probe.sample(performance.now());
+    return sample.sampled ? sample.cpuRate : undefined;
+  };
+}

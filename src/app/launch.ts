@@ -22,6 +22,7 @@ import {
   type PtyProcess,
 } from '../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../adapters/terminal.js';
+import { treeCpuRate } from '../adapters/process-probe.js';
 import { FirstScreenWatch } from './launch/first-screen.js';
 import { GuardianUpdates } from './launch/guardian-updates.js';
 import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './launch/signals.js';
@@ -138,7 +139,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   let tracker: ModeTracker | undefined;
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
-  const firstScreen = new FirstScreenWatch();
+  const firstScreen = new FirstScreenWatch(treeCpuRate(pty.pid));
   const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done()];
 
   disposers.push(
@@ -154,12 +155,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     }),
     isRelayed
       ? pty.onInput((chunk) => {
-          firstScreen.noteInput();
+          firstScreen.noteInput(chunk);
           taps.sendInput(chunk);
         })
       : terminal.onInput((chunk) => {
           pty.write(chunk);
-          firstScreen.noteInput();
+          firstScreen.noteInput(chunk);
           taps.sendInput(chunk);
         }),
   );
