@@ -31,9 +31,13 @@ const FIRST_SCREEN_CAP_MS = 40_000;
  * First-screen rounds by default. 5 were too few: at 5, Gemini's hooks on and off (the same
  * command line: agentwrap adds no hooks for Gemini) differed by 111 and 312 ms in the run of
  * 2026-12-02 07:47, OpenCode's (the same too, without --port) by 264 ms: their own start varies
- * by ±0.5-1 s from run to run.
+ * by ±0.5-1 s from run to run. 9 were too few as well: in the run of 2026-12-02 16:02 Gemini's
+ * bare start spread over 3.35-4.17 s and its two identical wrapped modes differed by 114 ms;
+ * OpenCode's first byte comes 0.5-0.9 s late in about 1 run in 4 under any second pty (bare 1
+ * of 8, `script` 2 of 8, agentwrap 2 of 8 at 16:50), and at 9 rounds two or three such runs move
+ * a median by hundreds of ms.
  */
-const FIRST_SCREEN_RUNS = 9;
+const FIRST_SCREEN_RUNS = 15;
 /** How far before the driver's logged exit keystroke the recording's own copy of it may be. */
 const EXIT_KEY_WINDOW_S = 0.5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
