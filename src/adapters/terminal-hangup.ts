@@ -13,7 +13,7 @@
  *   terminal back in raw mode: `stty` on a dead terminal (the "could not turn off output
  *   post-processing … Input/output error" seen at the end of such sessions).
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readlinkSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { loadNativeRelay } from './relay.js';
 
@@ -33,6 +33,21 @@ function startupTerminals(): readonly boolean[] {
 /** A terminal at start that no longer answers as one: it hung up (or the fd was closed). */
 export function isHungUp(fd: number, wasTerminal = startupTerminals()[fd] === true): boolean {
   return wasTerminal && !isatty(fd);
+}
+
+/**
+ * A terminal that hung up before agentwrap first looked at it (the tmux server killed while
+ * agentwrap was starting): Node then takes the fd for a file, not a TTY. Told apart from a pipe
+ * or a file by what the fd names: a terminal device (/dev/pts/N, /dev/tty…) that no longer
+ * answers as one. Linux only (/proc/self/fd); elsewhere false, and the fd is taken as it looks.
+ */
+export function isHungUpTerminal(fd: number): boolean {
+  if (isatty(fd)) return false;
+  try {
+    return /^\/dev\/(?:pts\/\d+|tty)/.test(readlinkSync(`/proc/self/fd/${fd}`));
+  } catch {
+    return false;
+  }
 }
 
 /**

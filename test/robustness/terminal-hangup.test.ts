@@ -10,7 +10,8 @@
  * exit status in files, since the terminal they would have gone to is gone.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, isAlive, shellQuote, sleep, stateRoots, waitUntil } from './harness.js';
@@ -196,4 +197,31 @@ describe.skipIf(!hasTmux)('SIGTERM to agentwrap while its agent is stopped', () 
     expect(pane.agentLog()).toBe('TERM\n');
     expect(exit).toMatchObject({ code: 143, signal: null });
   });
+
+  it('before agentwrap first looked at its terminal: no agent started, nothing said, 129', async () => {
+    // The hangup lands before Node decides what stdin is (seen under load: the kill during
+    // agentwrap's start). A shell that ignores SIGHUP waits in a pty, the pty's master is closed,
+    // and only then does the shell start agentwrap on the dead terminal.
+    const dir = mkdtempSync(join(tmpdir(), 'aw-hungup-start-'));
+    const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+    const script = [
+      "trap '' HUP",
+      `while [ ! -e ${quote(join(dir, 'go'))} ]; do sleep 0.02; done`,
+      `${quote(process.execPath)} ${quote(CLI)} run -- sh -c ${quote(`echo RAN > ${join(dir, 'ran')}`)} 2> ${quote(join(dir, 'stderr'))}`,
+      `echo $? > ${quote(join(dir, 'rc.part'))} && mv ${quote(join(dir, 'rc.part'))} ${quote(join(dir, 'rc'))}`,
+    ].join('\n');
+    const socket = `aw-hangup-${process.pid}-${paneCount++}`;
+    sockets.push(socket);
+    spawnSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', `/bin/sh -c ${quote(script)}`]);
+    await sleep(300);
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    writeFileSync(join(dir, 'go'), '');
+    await waitUntil(() => existsSync(join(dir, 'rc')), 20_000, 'agentwrap to end');
+
+    expect(readFileSync(join(dir, 'rc'), 'utf8').trim()).toBe('129');
+    expect(readFileSync(join(dir, 'stderr'), 'utf8')).toBe('');
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
+

@@ -2,10 +2,14 @@
  * `agentwrap [options] <agent> [args…]`: look the agent up on PATH and run it wrapped.
  * `launchAndWait` is shared with `run` and is where the session loop attaches.
  */
+import { isHungUpTerminal } from '../../adapters/terminal-hangup.js';
 import { resolveExecutable } from '../../app/platform.js';
 import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch.js';
 import { LAUNCH_USAGE, parseLaunchArgs, type LaunchRequest } from '../argv.js';
 import { CliError } from '../errors.js';
+
+/** agentwrap's exit status when its terminal hung up: 128 + SIGHUP, as a shell reports it. */
+const HANGUP_EXIT_CODE = 129;
 
 export interface LaunchHooks {
   /** AGENTWRAP_* variables for the agent's environment. */
@@ -40,6 +44,9 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
 
   const notTerminal = process.stdin.isTTY !== true ? 'stdin' : process.stdout.isTTY !== true ? 'stdout' : undefined;
   if (notTerminal !== undefined) {
+    // Not a pipe but a terminal that went away during agentwrap's start: the hangup's normal
+    // ending (128 + SIGHUP, docs/launcher.md), with nobody left to read a word or run an agent for.
+    if (isHungUpTerminal(0) || isHungUpTerminal(1)) return HANGUP_EXIT_CODE;
     process.stderr.write(`agentwrap: ${notTerminal} is not a terminal; running ${request.command} unwrapped (no PTY, no status)\n`);
     return (await runUnwrapped(base)).code;
   }
