@@ -2,8 +2,7 @@
  * `agentwrap [options] <agent> [args…]`: look the agent up on PATH and run it wrapped.
  * `launchAndWait` is shared with `run` and is where the session loop attaches.
  */
-import { isHungUpTerminal } from '../../adapters/terminal-hangup.js';
-import { resolveExecutable } from '../../app/platform.js';
+import { isHungUpTerminal, resolveExecutable } from '../../app/platform.js';
 import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch.js';
 import { LAUNCH_USAGE, parseLaunchArgs, type LaunchRequest } from '../argv.js';
 import { CliError } from '../errors.js';
