@@ -208,15 +208,8 @@ export function mergeClaudeSettings(user: Json, ours: Json): Json {
 
 /** One spooled Claude hook report to the session, as `agentwrap report <event> --source claude-hooks --json -` sends it. */
 async function deliverSpooled(controlPath: string, report: SpooledReport): Promise<unknown> {
-  const [{ requestControl }, { slimPayload }] = await Promise.all([import('./control-client.js'), import('../core/gating.js')]);
-  let payload: unknown;
-  try {
-    payload = report.text === undefined ? undefined : JSON.parse(report.text);
-  } catch (error) {
-    // Not JSON: the event still counts, without a payload (as with `agentwrap report`).
-    void error;
-  }
-  const slim = slimPayload(payload);
+  const [{ requestControl }, { parsePayload, slimPayload }] = await Promise.all([import('./control-client.js'), import('../core/gating.js')]);
+  const slim = slimPayload(parsePayload(report.text));
   const params = { event: report.event, agent: 'claude', source: 'claude-hooks', seq: report.writtenAtMs, sentAtMs: report.writtenAtMs, ...(slim === undefined ? {} : { payload: slim }) };
   return requestControl(controlPath, { method: 'report', params }, CLAUDE_REPORT_TIMEOUT_MS);
 }

@@ -9,6 +9,7 @@ import { isPidAlive } from '../app/state-access.js';
 import { resolveStateRoot } from '../app/state-access.js';
 import { ControlError, requestControl } from '../app/control-socket.js';
 import { readSessions, resolveSession } from '../app/session-store.js';
+import { parsePayload } from '../core/gating.js';
 
 /** Hard bound on the socket round trip: a hook must not wait on a wedged session. */
 export const REPORT_SOCKET_TIMEOUT_MS = 300;
@@ -96,15 +97,6 @@ export async function readStdinJson(stdin: NodeJS.ReadStream = process.stdin): P
     stdin.once('end', onEnd);
     stdin.once('error', onEnd);
   });
-  return parseJson(text);
+  return parsePayload(text);
 }
 
-export function parseJson(text: string | undefined): unknown {
-  if (text === undefined || text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // Not JSON: the event still counts, without a payload.
-    return undefined;
-  }
-}

@@ -443,6 +443,19 @@ function slimValue(value: unknown, depth: number): unknown {
 }
 
 /**
+ * A hook payload's text as JSON; undefined when it is missing, blank or not JSON (the event
+ * still counts, without a payload). For `agentwrap report --json` and Claude's hook spool.
+ */
+export function parsePayload(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The part of a hook payload that gating and identity read, and nothing else: hooks pipe whole
  * transcripts' worth of JSON (tool input and output, the last assistant message), which must
  * neither travel nor be kept. Pure; used by `agentwrap report` before sending.

@@ -79,9 +79,9 @@ export async function main(args: readonly string[]): Promise<number> {
     debug('not inside an agentwrap session (AGENTWRAP_SESSION is not set); nothing sent');
     return 0;
   }
-  const { readStdinJson, parseJson, sendReport } = await import('../report-client.js');
-  const { slimPayload } = await import('../../core/gating.js');
-  const payload = slimPayload(parsed.json === '-' ? await readStdinJson() : parseJson(parsed.json));
+  const { readStdinJson, sendReport } = await import('../report-client.js');
+  const { parsePayload, slimPayload } = await import('../../core/gating.js');
+  const payload = slimPayload(parsed.json === '-' ? await readStdinJson() : parsePayload(parsed.json));
   const result = await sendReport(
     env,
     { query, wrapperPid: parsed.session === undefined ? env['AGENTWRAP_PID'] : undefined },
