@@ -19,6 +19,14 @@
  * own CPU (its process tree, /proc) must say so too: under FIRST_SCREEN_QUIET_CPU cores over
  * FIRST_SCREEN_CPU_WINDOW_MS, looked at again every window until FIRST_SCREEN_BUSY_MAX_MS. A
  * keystroke ends the wait at once; without /proc the output alone decides.
+ *
+ * A screenful drawn after the CPU was found busy ends the wait too, once the output pauses for
+ * FIRST_SCREEN_REDRAW_QUIET_MS: the agent has drawn the screen its user reads, and a status not
+ * published while it shows is worth more than the CPU it saves. OpenCode 1.18.33 in tmux draws a
+ * blank screen in two parts at 1.6 and 1.85 s (hence: output before the first busy reading is
+ * still the first screen), its home screen in three at 6.46, 6.56 and 6.77 s, and computes on
+ * 1.2-1.7 cores until ~10 s, bare, online and offline alike: waiting for a quiet CPU published
+ * its idle prompt 3.5 s after it showed.
  * The output meanwhile is held with its read times (launch/taps.ts), so detection sees it as
  * it came; passthrough never waits for any of this.
  */
@@ -37,6 +45,9 @@ export const FIRST_SCREEN_QUIET_MS = 100;
  * shell prompt) is published soon.
  */
 export const FIRST_SCREEN_WAIT_MAX_MS = 3000;
+
+/** The pause that ends a screen drawn while the agent is busy (OpenCode's home screen comes in parts up to 0.22 s apart). */
+export const FIRST_SCREEN_REDRAW_QUIET_MS = 300;
 
 /** The agent's CPU (cores, its whole process tree) under which its start is over. */
 export const FIRST_SCREEN_QUIET_CPU = 0.5;
@@ -67,8 +78,10 @@ export class FirstScreenWatch {
   readonly drawn: Promise<void>;
   private resolveDrawn: () => void = () => undefined;
   private bytes = 0;
+  private bytesWhileBusy = 0;
   private isDone = false;
   private isCheckingCpu = false;
+  private hasSeenBusy = false;
   private quietTimer: NodeJS.Timeout | undefined;
   private cpuTimer: NodeJS.Timeout | undefined;
   private readonly maxTimer: NodeJS.Timeout;
@@ -87,12 +100,14 @@ export class FirstScreenWatch {
 
   /** After each output chunk (as handed over: the relay may batch several reads). */
   noteOutput(byteCount: number): void {
-    if (this.isDone || this.isCheckingCpu) return;
+    if (this.isDone) return;
+    if (this.isCheckingCpu) {
+      if (this.hasSeenBusy) this.bytesWhileBusy += byteCount;
+      if (this.bytesWhileBusy >= FIRST_SCREEN_BYTES) this.afterQuiet(FIRST_SCREEN_REDRAW_QUIET_MS, () => this.done());
+      return;
+    }
     this.bytes += byteCount;
-    if (this.bytes < FIRST_SCREEN_BYTES) return;
-    clearTimeout(this.quietTimer);
-    this.quietTimer = setTimeout(() => this.outputSaysDrawn(), FIRST_SCREEN_QUIET_MS);
-    this.quietTimer.unref();
+    if (this.bytes >= FIRST_SCREEN_BYTES) this.afterQuiet(FIRST_SCREEN_QUIET_MS, () => this.outputSaysDrawn());
   }
 
   /**
@@ -114,6 +129,13 @@ export class FirstScreenWatch {
     this.resolveDrawn();
   }
 
+  /** `then`, once the output has paused for `quietMs`. */
+  private afterQuiet(quietMs: number, then: () => void): void {
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(then, quietMs);
+    this.quietTimer.unref();
+  }
+
   /** The output (or the longest wait) says drawn: now the agent's CPU has its say. */
   private outputSaysDrawn(): void {
     if (this.isDone || this.isCheckingCpu) return;
@@ -128,8 +150,9 @@ export class FirstScreenWatch {
   private checkCpuLater(): void {
     this.cpuTimer = setTimeout(() => {
       const rate = this.cpuRate?.();
-      if (rate === undefined || rate < FIRST_SCREEN_QUIET_CPU || Date.now() >= this.busyMaxAtMs) this.done();
-      else this.checkCpuLater();
+      if (rate === undefined || rate < FIRST_SCREEN_QUIET_CPU || Date.now() >= this.busyMaxAtMs) return this.done();
+      this.hasSeenBusy = true;
+      this.checkCpuLater();
     }, FIRST_SCREEN_CPU_WINDOW_MS);
     this.cpuTimer.unref();
   }

@@ -5,6 +5,7 @@ import {
   FIRST_SCREEN_CPU_WINDOW_MS,
   FIRST_SCREEN_QUIET_CPU,
   FIRST_SCREEN_QUIET_MS,
+  FIRST_SCREEN_REDRAW_QUIET_MS,
   FIRST_SCREEN_WAIT_MAX_MS,
   FirstScreenWatch,
   isOnlyTerminalReports,
@@ -90,8 +91,29 @@ describe('FirstScreenWatch: when the live session may load', () => {
     watch.noteOutput(7800);
     await vi.advanceTimersByTimeAsync(FIRST_SCREEN_QUIET_MS + 2 * FIRST_SCREEN_CPU_WINDOW_MS);
     expect(await isDrawn(watch)).toBe(false);
-    watch.noteOutput(5000); // its screen, drawn meanwhile: the CPU decides now
     await vi.advanceTimersByTimeAsync(FIRST_SCREEN_CPU_WINDOW_MS);
+    expect(await isDrawn(watch)).toBe(true);
+  });
+
+  it('ends the CPU wait at a second screenful and its pause: the screen the user reads is drawn, busy or not', async () => {
+    // OpenCode 1.18.33 in tmux (bare, oc-live traces): a blank screen of 5.7 KiB at 1.59 s and
+    // 5.7 KiB more at 1.85 s, its home screen (5.9 KiB, 13 bytes, 3.4 KiB) at 6.46, 6.56 and
+    // 6.77 s, and 1.2-1.7 cores until ~10 s.
+    const watch = new FirstScreenWatch(cpuReadings(1.4));
+    watch.noteOutput(5700);
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_QUIET_MS + 160);
+    watch.noteOutput(5700); // the blank screen's second part, before the CPU was read: still the first screen
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_REDRAW_QUIET_MS + 4 * FIRST_SCREEN_CPU_WINDOW_MS);
+    expect(await isDrawn(watch)).toBe(false);
+    watch.noteOutput(FIRST_SCREEN_BYTES - 1); // a spinner's worth is not a screen
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_REDRAW_QUIET_MS);
+    expect(await isDrawn(watch)).toBe(false);
+    watch.noteOutput(1);
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_REDRAW_QUIET_MS - 90);
+    watch.noteOutput(3400); // still drawing, 0.21 s later
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_REDRAW_QUIET_MS - 10);
+    expect(await isDrawn(watch)).toBe(false);
+    await vi.advanceTimersByTimeAsync(10);
     expect(await isDrawn(watch)).toBe(true);
   });
 
