@@ -1,7 +1,7 @@
 /** Offline tests of the e2e run's pure parts (the run itself is `npm run e2e`, never `npm test`). */
 import { describe, expect, it } from 'vitest';
 import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
-import { judgeCell, renderE2eMarkdown, renderKills } from './report.mjs';
+import { judgeCell, judgeOpenCodeStart, renderE2eMarkdown, renderKills, renderOpenCodeStart, summarizeOpenCodeStart } from './report.mjs';
 
 const START = 1_796_000_000_000;
 const ev = (dt: number, from: string | null, to: string, winner = 'pack') => ({ t: START + dt, session: 'claude-x', agent: 'claude', from, to, winner, rule_id: null });
@@ -134,5 +134,41 @@ describe('E2E.md kill-server section', () => {
     expect(md).toContain('**1 crashes**');
     expect(md).toContain("after the records' TTL ✗");
     expect(md).toContain('| CRASH: node assertion | record codex-x.json |');
+  });
+});
+
+describe("E2E.md OpenCode start section", () => {
+  // Shaped as test/e2e/opencode-start.mjs stores its runs; the paths are what OpenCode 1.18.33
+  // itself added to a new user's ~/.config/opencode online (bare, 2026-12-02 21:25 UTC).
+  const own = ['opencode/.gitignore', 'opencode/node_modules/', 'opencode/package.json'];
+  const run = (mode: string, round: number, readyMs: number, idleMs: number | null, extra: object = {}) => ({
+    mode, round, readyMs, idleMs, published: idleMs === null ? [] : [{ state: 'unknown', ms: idleMs - 100 }, { state: 'idle', ms: idleMs }],
+    settledMs: 11000, configAdded: own, homeNamesAgentwrap: [], crash: [], stderr: '', ...extra,
+  });
+
+  it("judges wrapped against the same rounds' bare runs: the ready prompt, idle after it, what ~/.config gained", () => {
+    const runs = [
+      run('bare', 0, 7000, null), run('hooks-on', 0, 7200, 7900), run('hooks-off', 0, 7100, 7800),
+      run('bare', 1, 7400, null), run('hooks-on', 1, 7500, 8200), run('hooks-off', 1, 8700, 10200, { configAdded: [...own, 'opencode/plugin/'] }),
+    ];
+    const summary = summarizeOpenCodeStart(runs);
+    expect(summary['hooks-on']).toMatchObject({ readyMs: 7350, deltaMs: 150, pairedDeltaMs: 150, idleAfterReadyMs: [700, 700], beforeIdle: ['unknown'], configAddedByAgentwrap: [] });
+    expect(judgeOpenCodeStart(summary['hooks-on'])).toEqual({ ready: true, idle: true, beforeIdle: true, config: true, crashes: true });
+    // 1.5 s late in one round, idle 1.5 s after its prompt, and a folder bare OpenCode did not make.
+    expect(summary['hooks-off']).toMatchObject({ idleAfterReadyMs: [700, 1500], configAddedByAgentwrap: ['opencode/plugin/'] });
+    expect(judgeOpenCodeStart(summary['hooks-off'])).toMatchObject({ idle: false, config: false });
+
+    const md = renderOpenCodeStart({ registry: { date: '2026-12-02T22:00:00Z', rounds: 2, summary } }).join('\n');
+    expect(md).toContain('| npm registry reachable (2026-12-02T22:00:00Z, 2 rounds) | hooks on | 7200 → 7350 ms (+150 ms; paired +150 ms) ✓ | 700, 700 ms ✓ | unknown ✓ | nothing (opencode/.gitignore, opencode/node_modules/, opencode/package.json) ✓ | 0 ✓ |');
+    expect(md).toContain('| opencode/plugin/ (opencode/.gitignore, opencode/node_modules/, opencode/package.json) ✗ |');
+  });
+
+  it('counts a run that never published idle, or published working at the start, as a miss', () => {
+    const summary = summarizeOpenCodeStart([
+      run('bare', 0, 7000, null), run('hooks-on', 0, 7200, null), run('hooks-off', 0, 7100, 7800, { published: [{ state: 'working', ms: 4000 }, { state: 'idle', ms: 7800 }] }),
+    ]);
+    expect(judgeOpenCodeStart(summary['hooks-on'])).toMatchObject({ idle: false });
+    expect(summary['hooks-on'].notIdle).toBe(1);
+    expect(judgeOpenCodeStart(summary['hooks-off'])).toMatchObject({ idle: true, beforeIdle: false });
   });
 });

@@ -7,4 +7,11 @@ export interface CellVerdict {
 export function judgeCell(cell: unknown): CellVerdict;
 export const KILL_SERVER_RESULT: string;
 export function renderKills(kills: unknown): string[];
-export function renderE2eMarkdown(cells: readonly unknown[], options?: { since?: string; kills?: unknown }): string;
+export const OPENCODE_START_RESULT: string;
+export const OPENCODE_READY_CAP_MS: number;
+export function summarizeOpenCodeStart(runs: readonly unknown[]): Record<string, any>;
+export const OPENCODE_START_GOALS: { readyDeltaMs: number; idleAfterReadyMs: number };
+export interface OpenCodeStartVerdict { ready: boolean; idle: boolean; beforeIdle: boolean; config: boolean; crashes: boolean }
+export function judgeOpenCodeStart(summary: unknown): OpenCodeStartVerdict;
+export function renderOpenCodeStart(byNetwork: Record<string, unknown>): string[];
+export function renderE2eMarkdown(cells: readonly unknown[], options?: { since?: string; kills?: unknown; openCodeStart?: Record<string, unknown> }): string;

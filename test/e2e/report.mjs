@@ -1,8 +1,12 @@
 // E2E.md from the e2e run's cell results (one JSON per CLI × habitat × hooks). Pure: cells in,
 // markdown out, so the table can be rewritten from stored results (`npm run e2e -- --md-only`).
+import { median } from './compare.mjs';
 
 /** The kill-server run's result file, next to the cells (test/e2e/kill-server.mjs). */
 export const KILL_SERVER_RESULT = 'kill-server.json';
+
+/** The OpenCode start run's result file, one entry per network (test/e2e/opencode-start.mjs). */
+export const OPENCODE_START_RESULT = 'opencode-start.json';
 
 export const GOALS = { accuracy: 0.98, blockedRecall: 1, spurious: 0, missed: 0, p95Ms: 1000, crashes: 0, firstScreenMs: 300 };
 
@@ -88,7 +92,85 @@ export function renderKills(kills) {
   return lines;
 }
 
-export function renderE2eMarkdown(cells, { since, kills } = {}) {
+/** How long an OpenCode start run waits for the ready prompt; a run that never showed it counts as this late. */
+export const OPENCODE_READY_CAP_MS = 40_000;
+
+/**
+ * Per wrapped mode, against bare: the medians of the ready prompt and their difference, the
+ * median of the rounds' own differences, idle after the prompt, the states published before
+ * idle, and what ~/.config gained that the same round's bare run did not.
+ */
+export function summarizeOpenCodeStart(runs) {
+  const of = (mode) => runs.filter((r) => r.mode === mode);
+  const bare = of('bare');
+  const bareConfig = new Map(bare.map((r) => [r.round, r.configAdded]));
+  const summary = { bare: { readyMs: median(bare.map((r) => r.readyMs ?? OPENCODE_READY_CAP_MS)), configAdded: [...new Set(bare.flatMap((r) => r.configAdded))].sort() } };
+  for (const mode of ['hooks-on', 'hooks-off']) {
+    const xs = of(mode);
+    const readyMs = median(xs.map((r) => r.readyMs ?? OPENCODE_READY_CAP_MS));
+    const bareReady = (round) => bare.find((r) => r.round === round)?.readyMs ?? OPENCODE_READY_CAP_MS;
+    summary[mode] = {
+      readyMs,
+      deltaMs: readyMs - summary.bare.readyMs,
+      pairedDeltaMs: median(xs.map((r) => (r.readyMs ?? OPENCODE_READY_CAP_MS) - bareReady(r.round))),
+      idleAfterReadyMs: xs.map((r) => (r.idleMs === null || r.readyMs === null ? null : r.idleMs - r.readyMs)),
+      notIdle: xs.filter((r) => r.idleMs === null).length,
+      beforeIdle: [...new Set(xs.flatMap((r) => r.published.filter((p) => r.idleMs === null || p.ms < r.idleMs).map((p) => p.state)))],
+      configAddedByAgentwrap: [...new Set(xs.flatMap((r) => r.configAdded.filter((p) => !(bareConfig.get(r.round) ?? []).includes(p))))].sort(),
+      configMissingAgainstBare: [...new Set(xs.flatMap((r) => (bareConfig.get(r.round) ?? []).filter((p) => !r.configAdded.includes(p))))].sort(),
+      homeNamesAgentwrap: [...new Set(xs.flatMap((r) => r.homeNamesAgentwrap))],
+      crashes: xs.filter((r) => r.crash.length > 0).length,
+    };
+  }
+  return summary;
+}
+
+/** OpenCode's start goals (issue 14): ready within 1 s of bare, idle published there, nothing added to ~/.config. */
+export const OPENCODE_START_GOALS = { readyDeltaMs: 1000, idleAfterReadyMs: 1000 };
+
+/** The verdicts of one network's OpenCode start for one wrapped mode. */
+export function judgeOpenCodeStart(summary) {
+  const idle = summary.idleAfterReadyMs;
+  return {
+    ready: summary.deltaMs <= OPENCODE_START_GOALS.readyDeltaMs,
+    idle: summary.notIdle === 0 && idle.every((ms) => ms !== null && ms <= OPENCODE_START_GOALS.idleAfterReadyMs),
+    beforeIdle: summary.beforeIdle.every((state) => state === 'unknown'),
+    config: summary.configAddedByAgentwrap.length === 0 && summary.homeNamesAgentwrap.length === 0,
+    crashes: summary.crashes === 0,
+  };
+}
+
+/** The OpenCode start section: per network and wrapped mode, against the same rounds' bare runs. */
+export function renderOpenCodeStart(byNetwork) {
+  const lines = [
+    "## OpenCode's start, online and offline",
+    '',
+    '`node test/e2e/opencode-start.mjs` (docs/capture.md): OpenCode bare, wrapped by `agentwrap` and wrapped with `--no-hooks`,',
+    'interleaved round by round, each in a pane of a fresh tmux server from a new user\'s home (~/.config/opencode holds only',
+    'opencode.json). "ready": keystroke to the screen showing its ready prompt (`ctrl+p commands`, through `capture-pane`);',
+    '"idle after ready": when agentwrap\'s record first said idle, after that; "~/.config": what a wrapped run left there that',
+    `the same round's bare run did not. Goal: ready ≤ +${OPENCODE_START_GOALS.readyDeltaMs} ms over bare (medians), idle ≤ ${OPENCODE_START_GOALS.idleAfterReadyMs} ms after the prompt in every run, nothing`,
+    'but unknown published before it, nothing added to ~/.config and no file named agentwrap in the home, 0 crashes.',
+    '',
+    '| network | agentwrap | ready (bare → wrapped, medians) | idle after ready (each run) | published before idle | ~/.config added by agentwrap (bare itself added) | crashes |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const networkText = { none: 'none (`unshare -n`)', registry: 'npm registry reachable' };
+  for (const network of ['none', 'registry']) {
+    const r = byNetwork[network];
+    if (r === undefined) continue;
+    for (const mode of ['hooks-on', 'hooks-off']) {
+      const s = r.summary[mode];
+      const j = judgeOpenCodeStart(s);
+      const bareAdded = r.summary.bare.configAdded.filter((p) => p.split('/').filter(Boolean).length <= 2);
+      lines.push(`| ${networkText[network]} (${r.date}, ${r.rounds} rounds) | ${mode === 'hooks-on' ? 'hooks on' : '--no-hooks'} | ${r.summary.bare.readyMs} → ${s.readyMs} ms (${s.deltaMs >= 0 ? '+' : ''}${s.deltaMs} ms; paired ${s.pairedDeltaMs >= 0 ? '+' : ''}${s.pairedDeltaMs} ms)${mark(j.ready)} | ${s.idleAfterReadyMs.map((ms) => (ms === null ? 'none' : `${ms}`)).join(', ')} ms${mark(j.idle)} | ${s.beforeIdle.join(', ') || '–'}${mark(j.beforeIdle)} | ${[...s.configAddedByAgentwrap, ...s.homeNamesAgentwrap].join(', ') || 'nothing'} (${bareAdded.join(', ') || 'nothing'})${mark(j.config)} | ${s.crashes}${mark(j.crashes)} |`);
+    }
+  }
+  lines.push('');
+  return lines;
+}
+
+export function renderE2eMarkdown(cells, { since, kills, openCodeStart } = {}) {
   const lines = [];
   // A first-screen timing taken apart (--first-screen-only) has its own date and command.
   const dates = cells.flatMap((c) => [c.date, ...(c.firstScreen?.date === undefined ? [] : [c.firstScreen.date])]).sort();
@@ -126,6 +208,7 @@ export function renderE2eMarkdown(cells, { since, kills } = {}) {
   if (missing.length > 0) lines.push('', `Not run${since === undefined ? ' yet' : ` since ${since}`}: ${missing.join(', ')}.`);
   lines.push('');
   if (kills !== undefined) lines.push(...renderKills(kills));
+  if (openCodeStart !== undefined && Object.keys(openCodeStart).length > 0) lines.push(...renderOpenCodeStart(openCodeStart));
   lines.push('## Per scenario');
   lines.push('');
   lines.push('| CLI | habitat | hooks | scenario | result | accuracy | missed | spurious | p95 | evidence lines | replay vs live | stderr |');

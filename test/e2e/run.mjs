@@ -23,7 +23,7 @@ import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
 import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
-import { renderE2eMarkdown, KILL_SERVER_RESULT } from './report.mjs';
+import { renderE2eMarkdown, KILL_SERVER_RESULT, OPENCODE_START_RESULT } from './report.mjs';
 
 const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
@@ -379,7 +379,9 @@ function writeMarkdown(since) {
   const isRecent = (result) => since === undefined || result.date >= since;
   const cells = existsSync(dir) ? readdirSync(dir).filter((f) => /--hooks-(?:on|off)\.json$/.test(f)).sort().map(read).filter(isRecent) : [];
   const kills = existsSync(join(dir, KILL_SERVER_RESULT)) ? read(KILL_SERVER_RESULT) : undefined;
-  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells, { since, kills: kills !== undefined && isRecent(kills) ? kills : undefined }));
+  const starts = existsSync(join(dir, OPENCODE_START_RESULT)) ? read(OPENCODE_START_RESULT) : {};
+  const openCodeStart = Object.fromEntries(Object.entries(starts).filter(([, result]) => isRecent(result)));
+  writeFileSync(join(REPO, 'E2E.md'), renderE2eMarkdown(cells, { since, kills: kills !== undefined && isRecent(kills) ? kills : undefined, openCodeStart }));
   console.log(`E2E.md: ${cells.length} cells from ${dir}${since === undefined ? '' : ` dated ${since} or later`}`);
   return 0;
 }
