@@ -158,7 +158,7 @@ describe("E2E.md OpenCode start section", () => {
     expect(summary['hooks-off']).toMatchObject({ idleAfterReadyMs: [700, 1500], configAddedByAgentwrap: ['opencode/plugin/'] });
     expect(judgeOpenCodeStart(summary['hooks-off'])).toMatchObject({ idle: false, config: false });
 
-    const md = renderOpenCodeStart({ registry: { date: '2026-12-02T22:00:00Z', rounds: 2, summary } }).join('\n');
+    const md = renderOpenCodeStart({ registry: { date: '2026-12-02T22:00:00Z', rounds: 2, runs } }).join('\n');
     expect(md).toContain('| npm registry reachable (2026-12-02T22:00:00Z, 2 rounds) | hooks on | 7200 → 7350 ms (+150 ms; paired +150 ms) ✓ | 700, 700 ms ✓ | unknown ✓ | nothing (opencode/.gitignore, opencode/node_modules/, opencode/package.json) ✓ | 0 ✓ |');
     expect(md).toContain('| opencode/plugin/ (opencode/.gitignore, opencode/node_modules/, opencode/package.json) ✗ |');
   });
@@ -170,5 +170,12 @@ describe("E2E.md OpenCode start section", () => {
     expect(judgeOpenCodeStart(summary['hooks-on'])).toMatchObject({ idle: false });
     expect(summary['hooks-on'].notIdle).toBe(1);
     expect(judgeOpenCodeStart(summary['hooks-off'])).toMatchObject({ idle: true, beforeIdle: false });
+  });
+
+  it('takes the states before the first idle record, whatever its time says', () => {
+    // As stored by a run of 2026-12-03 (offline, hooks off, round 1): the idle record was seen 1 ms before idleMs was taken.
+    const published = [{ state: 'unknown', ms: 10904 }, { state: 'idle', ms: 11004 }];
+    const summary = summarizeOpenCodeStart([run('bare', 1, 7693, null), run('hooks-off', 1, 10703, 11005, { published })]);
+    expect(summary['hooks-off'].beforeIdle).toEqual(['unknown']);
   });
 });

@@ -112,10 +112,11 @@ async function startOnce({ mode, round, inst, main, baseDir, habitat }) {
   let idleMs;
   while (since() < OPENCODE_READY_CAP_MS && (readyMs === undefined || (mode !== 'bare' && idleMs === undefined))) {
     await sleep(50);
-    if (readyMs === undefined && READY_TEXT.test(proc.capture())) readyMs = since();
+    const ms = since();
+    if (readyMs === undefined && READY_TEXT.test(proc.capture())) readyMs = ms;
     for (const state of recordStates(stateDir)) {
-      if (published.at(-1)?.state !== state) published.push({ state, ms: since() });
-      if (state === 'idle') idleMs ??= since();
+      if (published.at(-1)?.state !== state) published.push({ state, ms });
+      if (state === 'idle') idleMs ??= ms;
     }
   }
   // Its start is over when its processes are quiet: OpenCode installs its plugin package then.

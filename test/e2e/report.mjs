@@ -95,6 +95,12 @@ export function renderKills(kills) {
 /** How long an OpenCode start run waits for the ready prompt; a run that never showed it counts as this late. */
 export const OPENCODE_READY_CAP_MS = 40_000;
 
+/** The states a run published before its first idle (all of them if it never said idle). */
+const statesBeforeIdle = (published) => {
+  const idle = published.findIndex((p) => p.state === 'idle');
+  return published.slice(0, idle === -1 ? published.length : idle).map((p) => p.state);
+};
+
 /**
  * Per wrapped mode, against bare: the medians of the ready prompt and their difference, the
  * median of the rounds' own differences, idle after the prompt, the states published before
@@ -115,7 +121,7 @@ export function summarizeOpenCodeStart(runs) {
       pairedDeltaMs: median(xs.map((r) => (r.readyMs ?? OPENCODE_READY_CAP_MS) - bareReady(r.round))),
       idleAfterReadyMs: xs.map((r) => (r.idleMs === null || r.readyMs === null ? null : r.idleMs - r.readyMs)),
       notIdle: xs.filter((r) => r.idleMs === null).length,
-      beforeIdle: [...new Set(xs.flatMap((r) => r.published.filter((p) => r.idleMs === null || p.ms < r.idleMs).map((p) => p.state)))],
+      beforeIdle: [...new Set(xs.flatMap((r) => statesBeforeIdle(r.published)))],
       configAddedByAgentwrap: [...new Set(xs.flatMap((r) => r.configAdded.filter((p) => !(bareConfig.get(r.round) ?? []).includes(p))))].sort(),
       configMissingAgainstBare: [...new Set(xs.flatMap((r) => (bareConfig.get(r.round) ?? []).filter((p) => !r.configAdded.includes(p))))].sort(),
       homeNamesAgentwrap: [...new Set(xs.flatMap((r) => r.homeNamesAgentwrap))],
@@ -159,11 +165,12 @@ export function renderOpenCodeStart(byNetwork) {
   for (const network of ['none', 'registry']) {
     const r = byNetwork[network];
     if (r === undefined) continue;
+    const summary = summarizeOpenCodeStart(r.runs);
     for (const mode of ['hooks-on', 'hooks-off']) {
-      const s = r.summary[mode];
+      const s = summary[mode];
       const j = judgeOpenCodeStart(s);
-      const bareAdded = r.summary.bare.configAdded.filter((p) => p.split('/').filter(Boolean).length <= 2);
-      lines.push(`| ${networkText[network]} (${r.date}, ${r.rounds} rounds) | ${mode === 'hooks-on' ? 'hooks on' : '--no-hooks'} | ${r.summary.bare.readyMs} → ${s.readyMs} ms (${s.deltaMs >= 0 ? '+' : ''}${s.deltaMs} ms; paired ${s.pairedDeltaMs >= 0 ? '+' : ''}${s.pairedDeltaMs} ms)${mark(j.ready)} | ${s.idleAfterReadyMs.map((ms) => (ms === null ? 'none' : `${ms}`)).join(', ')} ms${mark(j.idle)} | ${s.beforeIdle.join(', ') || '–'}${mark(j.beforeIdle)} | ${[...s.configAddedByAgentwrap, ...s.homeNamesAgentwrap].join(', ') || 'nothing'} (${bareAdded.join(', ') || 'nothing'})${mark(j.config)} | ${s.crashes}${mark(j.crashes)} |`);
+      const bareAdded = summary.bare.configAdded.filter((p) => p.split('/').filter(Boolean).length <= 2);
+      lines.push(`| ${networkText[network]} (${r.date}, ${r.rounds} rounds) | ${mode === 'hooks-on' ? 'hooks on' : '--no-hooks'} | ${summary.bare.readyMs} → ${s.readyMs} ms (${s.deltaMs >= 0 ? '+' : ''}${s.deltaMs} ms; paired ${s.pairedDeltaMs >= 0 ? '+' : ''}${s.pairedDeltaMs} ms)${mark(j.ready)} | ${s.idleAfterReadyMs.map((ms) => (ms === null ? 'none' : `${ms}`)).join(', ')} ms${mark(j.idle)} | ${s.beforeIdle.join(', ') || '–'}${mark(j.beforeIdle)} | ${[...s.configAddedByAgentwrap, ...s.homeNamesAgentwrap].join(', ') || 'nothing'} (${bareAdded.join(', ') || 'nothing'})${mark(j.config)} | ${s.crashes}${mark(j.crashes)} |`);
     }
   }
   lines.push('');
