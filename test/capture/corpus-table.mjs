@@ -9,7 +9,8 @@
 //                    (`npm run capture -- --agent A --version V`), one cell per recording
 //                    (simple/approve/deny at 80x24, then at 120x40) plus a pooled row per release.
 //   --personalities  CLI × terminal personality: every recordings/<agent>/<personality>/ folder
-//                    pooled, plus the whole recordings/<agent> tree.
+//                    and every real-tmux habitat-<habitat>/ folder pooled, plus the whole
+//                    recordings/<agent> tree.
 // Both by default. Markdown on stdout; one eval process per cell, so it takes a few minutes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,6 +19,7 @@ import semver from 'semver';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
 import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { REPO, AGENTWRAP_MAIN } from './driver.mjs';
+import { HABITATS, habitatDir } from '../e2e/tmux-pane.mjs';
 
 const RELEASE_SCENARIOS = ['simple', 'approve', 'deny'];
 const RELEASE_SIZES = ['80x24', '120x40'];
@@ -86,7 +88,7 @@ function personalityTable(root) {
   for (const agent of agents) {
     const base = join(root, agent);
     if (!existsSync(base)) continue;
-    for (const p of PERSONALITY_NAMES) {
+    for (const p of [...PERSONALITY_NAMES, ...Object.keys(HABITATS).map(habitatDir)]) {
       const dir = p === DEFAULT_PERSONALITY ? undefined : join(base, p);
       if (dir === undefined || !existsSync(dir) || !statSync(dir).isDirectory()) continue;
       const t = evalTotal([dir]);

@@ -254,21 +254,26 @@ function screenText(term) {
 /**
  * Runs a scenario. Returns { castPath, labelsPath, metaPath, mode, labels }.
  * opts: { agent, scenario, cols, rows, version, reported, bin, outDir, recorder, netns, log,
- *         personality, relay, agentServer } — `personality` (personalities.mjs, default 'silent') is the outer
- * terminal: its environment and its answers to the CLI's terminal queries.
+ *         personality, relay, agentServer, spawn, habitat } — `personality` (personalities.mjs, default
+ * 'silent') is the outer terminal: its environment and its answers to the CLI's terminal queries.
+ * `habitat` names the real tmux server `spawn` runs the session in (test/e2e/tmux-pane.mjs): tmux
+ * answers the queries then, and the recording's meta says which habitat it was.
  */
 export async function runScenario(opts) {
   const { agent, scenario, cols, rows, bin, outDir, recorder, log = console.error } = opts;
   const profile = AGENTS[agent];
   const name = `${scenario}-${cols}x${rows}`;
   const persona = lookupPersonality(opts.personality ?? DEFAULT_PERSONALITY);
+  if (opts.habitat !== undefined && persona.name !== DEFAULT_PERSONALITY) throw new Error(`a habitat (${opts.habitat}) is a real terminal: it takes no personality (${persona.name})`);
+  // Where the session runs: a personality of the lab's terminal, or a habitat (a real tmux server).
+  const place = opts.habitat === undefined ? persona.name : `habitat-${opts.habitat}`; // habitatDir (test/e2e/tmux-pane.mjs)
   // The default personality keeps the historic seed, so old recordings stay reproducible.
-  const seedValue = hashSeed(persona.name === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${persona.name}`);
+  const seedValue = hashSeed(place === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${place}`);
   const rng = makeRng(seedValue);
   const sc = SCENARIOS[scenario].vary(rng, agent);
   const firstRun = Boolean(SCENARIOS[scenario].firstRun);
   mkdirSync(join(cacheRoot(), 'runs'), { recursive: true });
-  const runDir = mkdtempSync(join(cacheRoot(), 'runs', persona.name === DEFAULT_PERSONALITY ? `${agent}-${name}-` : `${agent}-${name}-${persona.name}-`));
+  const runDir = mkdtempSync(join(cacheRoot(), 'runs', place === DEFAULT_PERSONALITY ? `${agent}-${name}-` : `${agent}-${name}-${place}-`));
   const runLog = join(runDir, 'run.log');
   const rlog = (s) => { appendFileSync(runLog, `${(nowMs() / 1000).toFixed(3)} ${s}\n`); };
   const mock = await startMock({ log: rlog });
@@ -628,12 +633,14 @@ export async function runScenario(opts) {
     recorder: rec.mode,
     // Which relay the recording agentwrap ran (snapshotAgentwrap's `relay`); null without agentwrap.
     relay: rec.mode.startsWith('agentwrap') ? (opts.relay ?? null) : null,
-    personality: persona.name,
+    personality: opts.habitat === undefined ? persona.name : null,
+    // A real tmux server the session ran in (test/e2e/tmux-pane.mjs HABITATS), instead of a personality.
+    habitat: opts.habitat ?? null,
     // The arguments that started the CLI's own server (`eventServer`), if any: with `--port`
     // (`--agent-server`) agentwrap followed its event stream and the cast holds its reports.
     server_args: serverArgs.length ? serverArgs : null,
     clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
-    terminal_env: Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
+    terminal_env: rec.terminalEnv?.() ?? Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
     terminal_answers: answerCounts,
     netns: Boolean(opts.netns),
     seed: seedValue,

@@ -2,6 +2,8 @@
 // npm run capture -- [--agent claude[,codex…]] [--scenario simple[,trap…]] [--size 80x24[,120x40]]
 //                    [--personality tmux[,kitty…]] [--latest] [--recorder auto|agentwrap|direct]
 //                    [--no-netns] [--out DIR] [--no-eval] [--version V] [--agent-server]
+//                    [--habitat tmux[,tmux-truecolor] [--hooks on|off]]
+// npm run capture -- --e2e [npm run e2e's own arguments]
 //
 // Installs the pinned (or newest) CLIs into ~/.cache/agentwrap-capture, then re-executes itself
 // inside `unshare -n` (a network namespace with only loopback, so nothing leaves the machine;
@@ -13,15 +15,19 @@
 // release instead of the pin, into recordings/<agent>/releases/<V>/, so eval can score each
 // release on its own (`agentwrap eval recordings/<agent>/releases/<V>`). `--agent-server` runs a
 // CLI that has a server of its own (OpenCode) with it started as a user would (`--port`), so
-// agentwrap follows its event stream, into recordings/<agent>/server/.
+// agentwrap follows its event stream, into recordings/<agent>/server/. `--habitat H` runs each
+// session in a pane of a real tmux server instead of the lab's own terminal, the CLI wrapped by
+// agentwrap as a user types it (test/e2e/tmux-pane.mjs), into recordings/<agent>/habitat-H/.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
 import { SCENARIOS, SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
 import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
 import { ensureInstalled } from './install.mjs';
-import { rmSync, existsSync } from 'node:fs';
+import { rmSync, existsSync, mkdtempSync } from 'node:fs';
 import { runScenario, agentwrapRecordWorks, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from './driver.mjs';
+import { HABITATS, habitatDir, paneFiles, paneSpawner } from '../e2e/tmux-pane.mjs';
 
 function parseArgs(argv) {
   const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false, eval: true, personalities: [DEFAULT_PERSONALITY] };
@@ -40,6 +46,8 @@ function parseArgs(argv) {
     else if (a === '--install-only') o.installOnly = true;
     else if (a === '--no-eval') o.eval = false;
     else if (a === '--agent-server') o.agentServer = true;
+    else if (a === '--habitat') o.habitats = val().split(',');
+    else if (a === '--hooks') o.hooks = val();
     else if (a === '--help' || a === '-h') { console.log(readUsage()); process.exit(0); }
     else throw new Error(`unknown argument ${a}`);
   }
@@ -48,16 +56,25 @@ function parseArgs(argv) {
   if (o.version !== undefined && (o.latest || o.agents.length !== 1)) throw new Error('--version needs exactly one --agent and no --latest');
   if (o.agentServer) for (const a of o.agents) if (!AGENTS[a].eventServer) throw new Error(`--agent-server: ${a} has no server of its own to start`);
   for (const s of o.scenarios) if (!SCENARIO_NAMES.includes(s)) throw new Error(`unknown scenario ${s} (known: ${SCENARIO_NAMES.join(', ')})`);
+  for (const h of o.habitats ?? []) if (!HABITATS[h]) throw new Error(`unknown habitat ${h} (known: ${Object.keys(HABITATS).join(', ')})`);
+  if (o.habitats !== undefined && (o.personalities.some((p) => p !== DEFAULT_PERSONALITY) || o.agentServer || o.recorder === 'direct')) throw new Error('--habitat runs in a real tmux server through agentwrap: no --personality, --agent-server or --recorder direct with it');
+  if (o.hooks !== undefined && o.habitats === undefined) throw new Error('--hooks goes with --habitat');
+  if (o.hooks !== undefined && o.hooks !== 'on' && o.hooks !== 'off') throw new Error('--hooks takes on or off');
   return o;
 }
 
 function readUsage() {
   return `usage: npm run capture -- [--agent A,B] [--scenario S,T] [--size 80x24,120x40] [--latest]
                           [--recorder auto|agentwrap|direct] [--no-netns] [--out DIR] [--install-only] [--no-eval]
-                          [--personality P,Q] [--version V] [--agent-server]
+                          [--personality P,Q] [--version V] [--agent-server] [--habitat H [--hooks on|off]]
+       npm run capture -- --e2e [npm run e2e arguments]
   --version V   (with one --agent) record release V instead of the pin, into <out>/<agent>/releases/V/
   --agent-server  run the CLI with its own server as a user would start it (OpenCode: --port 4096),
                 which agentwrap follows, into <out>/<agent>/server/
+  --habitat H   run each session in a pane of a real tmux server (${Object.keys(HABITATS).join(', ')}), the CLI
+                wrapped by agentwrap as a user runs it (keys through send-keys, output through
+                pipe-pane), into <out>/<agent>/habitat-H/; --hooks on|off (default on)
+  --e2e ...     the live end-to-end run instead (npm run e2e; the rest of the arguments are its own)
 agents: ${AGENT_NAMES.join(', ')}
 personalities: ${PERSONALITY_NAMES.join(', ')} (default ${DEFAULT_PERSONALITY})
 scenarios: ${SCENARIO_NAMES.join(', ')}`;
@@ -81,7 +98,19 @@ function printEvalTables(agents, outDir, snapshotMain, version) {
 
 const INSIDE = process.env.AGENTWRAP_CAPTURE_NETNS === '1';
 
+/**
+ * runScenario's `spawn` for a session in a real tmux pane of `habitat` (test/e2e/tmux-pane.mjs),
+ * its pane files and agentwrap's state directory in a temporary folder that `done()` removes.
+ */
+function habitatSpawn(habitat, hooks, name) {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwrap-capture-pane-'));
+  let pane;
+  const spawn = paneSpawner({ habitat, hooks, stateDir: join(dir, 'state'), files: paneFiles(dir, name), onStart: (proc) => { pane = proc; } });
+  return { spawn, done: () => { pane?.close(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
 async function main() {
+  if (process.argv[2] === '--e2e') return spawnSync(process.execPath, [join(REPO, 'test', 'e2e', 'run.mjs'), ...process.argv.slice(3)], { stdio: 'inherit' }).status ?? 1;
   const o = parseArgs(process.argv.slice(2));
   if (!INSIDE) {
     // Install outside the namespace: it is the only step that needs the registry.
@@ -111,7 +140,10 @@ async function main() {
   const recorded = [];
   for (const agent of o.agents) {
     const inst = installed[agent];
-    for (const personality of o.personalities) for (const scenario of o.scenarios) {
+    const places = o.habitats === undefined ? o.personalities.map((personality) => ({ personality })) : o.habitats.map((habitat) => ({ habitat }));
+    for (const place of places) for (const scenario of o.scenarios) {
+      const personality = place.personality ?? DEFAULT_PERSONALITY;
+      const where = place.habitat === undefined ? personality : habitatDir(place.habitat);
       if (scenario === 'startup' && AGENTS[agent].startup.length === 0) {
         console.log(`skip ${agent} startup: no first-run dialogs to record`);
         continue;
@@ -124,13 +156,15 @@ async function main() {
       for (const [cols, rows] of o.sizes) {
         const t0 = Date.now();
         const agentDir = o.version === undefined ? join(o.out, agent) : join(o.out, agent, 'releases', o.version);
-        const personaDir = personality === DEFAULT_PERSONALITY ? agentDir : join(agentDir, personality);
-        const outDir = o.agentServer ? join(personaDir, 'server') : personaDir;
-        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, relay: snapshot?.relay, netns: INSIDE, agentServer: o.agentServer });
+        const placeDir = where === DEFAULT_PERSONALITY ? agentDir : join(agentDir, where);
+        const outDir = o.agentServer ? join(placeDir, 'server') : placeDir;
+        const inPane = place.habitat === undefined ? undefined : habitatSpawn(place.habitat, o.hooks ?? 'on', `${scenario}-${cols}x${rows}`);
+        const r = await runScenario({ agent, scenario, cols, rows, personality, version: inst.version, reported: inst.reported, bin: inst.bin, outDir, recorder, agentwrapMain: snapshot?.main, relay: snapshot?.relay, netns: INSIDE, agentServer: o.agentServer, ...(inPane && { spawn: inPane.spawn, habitat: place.habitat }) });
+        inPane?.done();
         const secs = ((Date.now() - t0) / 1000).toFixed(1);
         if (r.ok && !recorded.includes(agent)) recorded.push(agent);
-        if (r.ok) console.log(`ok   ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
-        else { failures++; console.log(`FAIL ${agent} ${personality} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
+        if (r.ok) console.log(`ok   ${agent} ${where} ${scenario}-${cols}x${rows} ${secs}s ${r.mode} labels=${r.labels.map((l) => l.state[0]).join('')} -> ${r.castPath}`);
+        else { failures++; console.log(`FAIL ${agent} ${where} ${scenario}-${cols}x${rows} ${secs}s: ${r.error} (run dir ${r.runDir})`); }
       }
     }
   }

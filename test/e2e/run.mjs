@@ -21,7 +21,7 @@ import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
 import { runScenario, snapshotAgentwrap, killLeftovers, frontOf, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { HABITATS, startPane, paneFiles } from './tmux-pane.mjs';
+import { HABITATS, startPane, paneFiles, paneSpawner } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT, OPENCODE_START_RESULT } from './report.mjs';
 
@@ -130,18 +130,11 @@ async function runOne({ agent, scenario, habitat, hooks, size, inst, main, relay
   const stateDir = mkdtempSync('/tmp/e2e-state-');
   const files = paneFiles(cellDir, `${scenario}-${cols}x${rows}`);
   const paneRef = {};
-  const spawnInPane = ({ agentwrapMain, agentName, agentBin, args, env, cwd, cols: c, rows: r, castPath }) => {
-    const argv = [frontOf(agentwrapMain), ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
-    const paneEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
-    const { proc, go } = startPane({ argv, env: paneEnv, cwd, cols: c, rows: r, habitat, files });
-    paneRef.proc = proc;
-    go();
-    return { proc, mode: 'agentwrap-tmux', onData() {}, onResize() {}, close() {} };
-  };
+  const spawnInPane = paneSpawner({ habitat, hooks, stateDir, files, onStart: (proc) => { paneRef.proc = proc; } });
   const collector = collectEvents(main, stateDir);
   await sleep(500); // let the events stream start watching before the session exists
   const t0 = Date.now();
-  const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: cellDir, recorder: 'agentwrap', agentwrapMain: main, relay, netns: INSIDE, spawn: spawnInPane, log: () => {} });
+  const r = await runScenario({ agent, scenario, cols, rows, version: inst.version, reported: inst.reported, bin: inst.bin, outDir: cellDir, recorder: 'agentwrap', agentwrapMain: main, relay, netns: INSIDE, spawn: spawnInPane, habitat, log: () => {} });
   const eventsStderr = await collector.stop();
   paneRef.proc?.close();
   const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';

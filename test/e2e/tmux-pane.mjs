@@ -9,8 +9,9 @@
 // COLORTERM is whatever the server was started with, as for a user's own tmux.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { nowMs } from '../capture/mock.mjs';
+import { frontOf } from '../capture/driver.mjs';
 
 /** The habitats: how the user's tmux server was started. */
 export const HABITATS = {
@@ -19,6 +20,12 @@ export const HABITATS = {
   // A server started from a truecolor terminal (most Linux terminal emulators set this).
   'tmux-truecolor': { COLORTERM: 'truecolor' },
 };
+
+/** The recordings folder of a habitat, beside the personalities' (recordings/<agent>/habitat-tmux/). */
+export const habitatDir = (habitat) => `habitat-${habitat}`;
+
+/** The variables a CLI picks its theme and layout from, as recordings' meta keeps them. */
+export const TERMINAL_ENV_KEYS = ['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'];
 
 const POLL_MS = 10;
 /** A tmux client per check costs a process spawn: the server is checked once a second. */
@@ -54,6 +61,8 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files, keepStat
     'stty echo',
     ...exports,
     `cd ${shellQuote(cwd)}`,
+    // What the program's terminal environment is, as tmux and the habitat made it (recordings' meta).
+    `env | grep -E '^(${TERMINAL_ENV_KEYS.join('|')})=' > ${shellQuote(files.env)}`,
     ...(keepStatusOnHangup ? runOutlivingHangup(argv, files) : [`${argv.map(shellQuote).join(' ')} 2>${shellQuote(files.stderr)}`, `echo $? > ${shellQuote(files.exit)}`]),
     '',
   ].join('\n'));
@@ -160,5 +169,30 @@ export function paneFiles(dir, name) {
     output: join(dir, `${name}.pane.raw`),
     stderr: join(dir, `${name}.stderr`),
     exit: join(dir, `${name}.exit`),
+    env: join(dir, `${name}.env`),
+  };
+}
+
+/** TERMINAL_ENV_KEYS as the pane's program saw them (null where unset), once its script has run. */
+export function paneTerminalEnv(files) {
+  const seen = existsSync(files.env) ? readFileSync(files.env, 'utf8').split('\n') : [];
+  const value = (key) => seen.find((line) => line.startsWith(`${key}=`))?.slice(key.length + 1) ?? null;
+  return Object.fromEntries(TERMINAL_ENV_KEYS.map((key) => [key, value(key)]));
+}
+
+/**
+ * A `spawn` for the capture lab's runScenario that runs the session in a real tmux pane: the CLI
+ * wrapped by `agentwrap` (through its shell front, `--no-hooks` when hooks are off) recording to
+ * the lab's cast, publishing into `stateDir`. `onStart(proc)` gets the pane; the returned
+ * session's `terminalEnv()` says what the CLI's environment was.
+ */
+export function paneSpawner({ habitat, hooks = 'on', stateDir, files, onStart = () => {} }) {
+  return ({ agentwrapMain, agentName, agentBin, args, env, cwd, cols, rows, castPath }) => {
+    const argv = [frontOf(agentwrapMain), ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
+    const paneEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
+    const { proc, go } = startPane({ argv, env: paneEnv, cwd, cols, rows, habitat, files });
+    onStart(proc);
+    go();
+    return { proc, mode: 'agentwrap-tmux', terminalEnv: () => paneTerminalEnv(files), onData() {}, onResize() {}, close() {} };
   };
 }
