@@ -28,6 +28,9 @@ export const habitatDir = (habitat) => `habitat-${habitat}`;
 export const TERMINAL_ENV_KEYS = ['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'];
 
 const POLL_MS = 10;
+/** How long the output must be still after the program's exit before the pane counts as ended. */
+const EXIT_QUIET_MS = 150;
+const EXIT_QUIET_CAP_MS = 2000;
 /** A tmux client per check costs a process spawn: the server is checked once a second. */
 const SERVER_CHECK_EVERY = 100;
 let serverCount = 0;
@@ -101,9 +104,18 @@ export function startPane({ argv, env, cwd, cols, rows, habitat, files, keepStat
     for (const listener of exitListeners) listener({ exitCode, signal: undefined });
   };
   let polls = 0;
+  // tmux hands the program's last bytes to the pipe's `cat` after the program has exited (the
+  // exit file can come first): the end waits until the output has been still for a while.
+  let exitSeen;
+  let lastGrowth = 0;
   const poll = () => {
+    const before = offset;
     drain();
-    if (existsSync(files.exit)) {
+    const now = nowMs();
+    if (offset !== before) lastGrowth = now;
+    if (exitSeen === undefined && existsSync(files.exit)) exitSeen = now;
+    if (exitSeen !== undefined) {
+      if (now - Math.max(exitSeen, lastGrowth) < EXIT_QUIET_MS && now - exitSeen < EXIT_QUIET_CAP_MS) return;
       const code = Number.parseInt(readFileSync(files.exit, 'utf8'), 10);
       finish(Number.isFinite(code) ? code : -1);
     } else if (++polls % SERVER_CHECK_EVERY === 0 && spawnSync('tmux', ['-L', socket, 'has-session', '-t', 'e2e'], { stdio: 'ignore' }).status !== 0) {

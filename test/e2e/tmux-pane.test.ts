@@ -29,6 +29,8 @@ describe.skipIf(!HAS_TMUX)(`a pane of a real tmux server, as the capture lab's h
   }
 
   it('gives the program tmux\'s TERM and TMUX, no COLORTERM in the plain habitat, and its own output and exit status', async () => {
+    // The output comes just before the exit: tmux can pass it to the pipe after the exit status is
+    // written (seen once in a full `npm test` on a clean clone), which the pane's end waits for.
     const r = await runInPane('tmux', 'printf "pane:%s" "$PROBE"; exit 3');
     expect(r.exitCode).toBe(3);
     expect(r.output).toContain('pane:seen');
