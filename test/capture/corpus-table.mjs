@@ -17,9 +17,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import semver from 'semver';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
-import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
+import { PERSONALITY_NAMES, DEFAULT_PERSONALITY, habitatDir } from './personalities.mjs';
 import { REPO, AGENTWRAP_MAIN } from './driver.mjs';
-import { HABITATS, habitatDir } from '../e2e/tmux-pane.mjs';
+import { HABITATS } from '../e2e/tmux-pane.mjs';
 
 const RELEASE_SCENARIOS = ['simple', 'approve', 'deny'];
 const RELEASE_SIZES = ['80x24', '120x40'];

@@ -16,7 +16,7 @@ import { SCENARIOS } from './scenarios.mjs';
 import { buildLabels, labelsToJsonl, keyClockOffsetMs, paintStart, KEY_SLACK_MS } from './labels.mjs';
 import { TemporaryCastWriter } from './cast-writer.mjs';
 import { cacheRoot } from './install.mjs';
-import { personality as lookupPersonality, DEFAULT_PERSONALITY } from './personalities.mjs';
+import { personality as lookupPersonality, DEFAULT_PERSONALITY, TERMINAL_ENV_KEYS, habitatDir } from './personalities.mjs';
 import { attachAnswerer } from './answerer.mjs';
 import { followOpenCodeEvents } from './agent-events.mjs';
 
@@ -186,7 +186,7 @@ function processesStartedAfter(runDir, wallMs) {
  * CPU time (clock ticks) used so far by the processes working in `runDir` (the CLI and its
  * helpers). Used only to tell when the CLI has finished booting, never for labels of content.
  */
-function runDirCpuTicks(runDir) {
+export function runDirCpuTicks(runDir) {
   let ticks = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
@@ -266,7 +266,7 @@ export async function runScenario(opts) {
   const persona = lookupPersonality(opts.personality ?? DEFAULT_PERSONALITY);
   if (opts.habitat !== undefined && persona.name !== DEFAULT_PERSONALITY) throw new Error(`a habitat (${opts.habitat}) is a real terminal: it takes no personality (${persona.name})`);
   // Where the session runs: a personality of the lab's terminal, or a habitat (a real tmux server).
-  const place = opts.habitat === undefined ? persona.name : `habitat-${opts.habitat}`; // habitatDir (test/e2e/tmux-pane.mjs)
+  const place = opts.habitat === undefined ? persona.name : habitatDir(opts.habitat);
   // The default personality keeps the historic seed, so old recordings stay reproducible.
   const seedValue = hashSeed(place === DEFAULT_PERSONALITY ? `${agent}/${name}` : `${agent}/${name}/${place}`);
   const rng = makeRng(seedValue);
@@ -640,7 +640,7 @@ export async function runScenario(opts) {
     // (`--agent-server`) agentwrap followed its event stream and the cast holds its reports.
     server_args: serverArgs.length ? serverArgs : null,
     clock_offset_ms: clockOffsetMs === undefined ? null : Math.round(clockOffsetMs),
-    terminal_env: rec.terminalEnv?.() ?? Object.fromEntries(['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'].map((k) => [k, seeded.env[k] ?? null])),
+    terminal_env: rec.terminalEnv?.() ?? Object.fromEntries(TERMINAL_ENV_KEYS.map((k) => [k, seeded.env[k] ?? null])),
     terminal_answers: answerCounts,
     netns: Boolean(opts.netns),
     seed: seedValue,

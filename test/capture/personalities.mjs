@@ -114,6 +114,12 @@ export const PERSONALITIES = {
 };
 
 export const DEFAULT_PERSONALITY = 'silent';
+
+/** The recordings folder of a habitat (a real tmux server, test/e2e/tmux-pane.mjs), beside the personalities'. */
+export const habitatDir = (habitat) => `habitat-${habitat}`;
+
+/** The variables a CLI picks its theme and layout from, as recordings' meta keeps them. */
+export const TERMINAL_ENV_KEYS = ['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'];
 export const PERSONALITY_NAMES = Object.keys(PERSONALITIES);
 
 /** The personality by name; throws naming the known ones. */

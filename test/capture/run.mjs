@@ -23,11 +23,11 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { AGENTS, AGENT_NAMES } from './agents.mjs';
 import { SCENARIOS, SCENARIO_NAMES, DEFAULT_SIZES } from './scenarios.mjs';
-import { PERSONALITY_NAMES, DEFAULT_PERSONALITY } from './personalities.mjs';
+import { PERSONALITY_NAMES, DEFAULT_PERSONALITY, habitatDir } from './personalities.mjs';
 import { ensureInstalled } from './install.mjs';
 import { rmSync, existsSync, mkdtempSync } from 'node:fs';
 import { runScenario, agentwrapRecordWorks, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from './driver.mjs';
-import { HABITATS, habitatDir, paneFiles, paneSpawner } from '../e2e/tmux-pane.mjs';
+import { HABITATS, paneFiles, paneSpawner } from '../e2e/tmux-pane.mjs';
 
 function parseArgs(argv) {
   const o = { agents: AGENT_NAMES, scenarios: SCENARIO_NAMES, sizes: DEFAULT_SIZES, latest: false, recorder: 'auto', netns: true, out: join(REPO, 'recordings'), installOnly: false, eval: true, personalities: [DEFAULT_PERSONALITY] };

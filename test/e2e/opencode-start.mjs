@@ -19,15 +19,15 @@
 // The result goes to ~/.cache/agentwrap-capture/e2e/results/opencode-start.json (one entry per
 // network); `npm run e2e -- --md-only` puts it in E2E.md.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENTS } from '../capture/agents.mjs';
 import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
-import { snapshotAgentwrap, killLeftovers, frontOf } from '../capture/driver.mjs';
+import { snapshotAgentwrap, runDirCpuTicks } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { startPane, paneFiles } from './tmux-pane.mjs';
+import { startPane, paneFiles, startArgv, paneEnv, endStart } from './tmux-pane.mjs';
 import { crashSigns, firstScreenOrder } from './compare.mjs';
 import { OPENCODE_READY_CAP_MS, OPENCODE_START_RESULT, summarizeOpenCodeStart } from './report.mjs';
 
@@ -66,20 +66,6 @@ export function treeOf(dir, depth = 3, prefix = '') {
   return out.sort();
 }
 
-/** CPU ticks of every process whose working directory is inside `dir` (the CLI and its helpers). */
-function ticksUnder(dir) {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch { /* gone meanwhile */ }
-  }
-  return ticks;
-}
-
 /** The states of the run's session record, each with when it was first seen. */
 function recordStates(stateDir) {
   const dir = join(stateDir, 'sessions');
@@ -101,10 +87,9 @@ async function startOnce({ mode, round, inst, main, baseDir, habitat }) {
   for (const f of readdirSync(join(config, 'opencode'))) if (f !== 'opencode.json') rmSync(join(config, 'opencode', f), { recursive: true, force: true });
   const configBefore = treeOf(config);
   const stateDir = mkdtempSync('/tmp/e2e-ocstart-state-');
-  const argv = mode === 'bare' ? [inst.bin, ...profile.args] : [frontOf(main), ...(mode === 'hooks-off' ? ['--no-hooks'] : []), profile.bin, ...profile.args];
-  const env = { ...seeded.env, PATH: `${dirname(inst.bin)}:${seeded.env.PATH}`, AGENT_STATUS_DIR: stateDir };
+  const argv = startArgv(mode, { bin: inst.bin, name: profile.bin, args: profile.args, main });
   const files = paneFiles(runDir, 'start');
-  const { proc, go } = startPane({ argv, env, cwd: seeded.cwd, cols: 120, rows: 40, habitat, files });
+  const { proc, go } = startPane({ argv, env: paneEnv(seeded.env, inst.bin, stateDir), cwd: seeded.cwd, cols: 120, rows: 40, habitat, files });
   const published = [];
   const start = go();
   const since = () => Math.round(nowMs() - start);
@@ -121,22 +106,16 @@ async function startOnce({ mode, round, inst, main, baseDir, habitat }) {
   }
   // Its start is over when its processes are quiet: OpenCode installs its plugin package then.
   let settledMs;
-  let last = { ticks: ticksUnder(runDir), at: nowMs() };
+  let last = { ticks: runDirCpuTicks(runDir), at: nowMs() };
   while (settledMs === undefined && since() < (readyMs ?? 0) + SETTLE_CAP_MS) {
     await sleep(1000);
-    const now = { ticks: ticksUnder(runDir), at: nowMs() };
+    const now = { ticks: runDirCpuTicks(runDir), at: nowMs() };
     if ((now.ticks - last.ticks) / CLOCK_TICKS / ((now.at - last.at) / 1000) < SETTLED_CORES) settledMs = since();
     last = now;
   }
   const configAfter = treeOf(config);
   const homeNamesAgentwrap = treeOf(seeded.env.HOME, 6).filter((p) => /agentwrap/i.test(p));
-  proc.close();
-  await mock.close();
-  await sleep(300);
-  killLeftovers(runDir, () => {});
-  const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
-  rmSync(stateDir, { recursive: true, force: true });
-  rmSync(runDir, { recursive: true, force: true });
+  const stderr = await endStart({ proc, mock, runDir, stateDir, files, graceMs: 300 });
   return {
     mode, round, readyMs: readyMs ?? null, idleMs: idleMs ?? null, published, settledMs: settledMs ?? null,
     configAdded: configAfter.filter((p) => !configBefore.includes(p)), homeNamesAgentwrap,

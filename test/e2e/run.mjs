@@ -18,10 +18,10 @@ import { pathToFileURL } from 'node:url';
 import { AGENTS, AGENT_NAMES } from '../capture/agents.mjs';
 import { SCENARIO_NAMES } from '../capture/scenarios.mjs';
 import { ensureInstalled, cacheRoot } from '../capture/install.mjs';
-import { runScenario, snapshotAgentwrap, killLeftovers, frontOf, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
+import { runScenario, snapshotAgentwrap, REPO, AGENTWRAP_MAIN } from '../capture/driver.mjs';
 import { startMock, nowMs } from '../capture/mock.mjs';
 import { seed } from '../capture/seed.mjs';
-import { HABITATS, startPane, paneFiles, paneSpawner } from './tmux-pane.mjs';
+import { HABITATS, startPane, paneFiles, paneSpawner, startArgv, paneEnv, endStart } from './tmux-pane.mjs';
 import { compareLiveReplay, crashSigns, eventsToTransitions, firstScreenOrder, median } from './compare.mjs';
 import { renderE2eMarkdown, KILL_SERVER_RESULT, OPENCODE_START_RESULT } from './report.mjs';
 
@@ -206,10 +206,9 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
   const mock = await startMock({});
   const seeded = seed(agent, { runDir, baseUrl: mock.baseUrl, version: inst.version });
   const stateDir = mkdtempSync('/tmp/e2e-state-');
-  const argv = mode === 'bare' ? [inst.bin, ...profile.args] : [frontOf(main), ...(mode === 'hooks-off' ? ['--no-hooks'] : []), profile.bin, ...profile.args];
-  const env = { ...seeded.env, PATH: `${dirname(inst.bin)}:${seeded.env.PATH}`, AGENT_STATUS_DIR: stateDir };
+  const argv = startArgv(mode, { bin: inst.bin, name: profile.bin, args: profile.args, main });
   const files = paneFiles(runDir, 'fs');
-  const { proc, go } = startPane({ argv, env, cwd: seeded.cwd, cols: size[0], rows: size[1], habitat, files });
+  const { proc, go } = startPane({ argv, env: paneEnv(seeded.env, inst.bin, stateDir), cwd: seeded.cwd, cols: size[0], rows: size[1], habitat, files });
   let bytes = 0;
   let firstByteAt;
   let paintAt;
@@ -222,13 +221,7 @@ async function firstScreenOnce({ agent, mode, habitat, size, inst, main, dir, in
   const start = go();
   while (paintAt === undefined && nowMs() - start < FIRST_SCREEN_CAP_MS) await sleep(10);
   const screen = proc.capture();
-  proc.close();
-  await mock.close();
-  await sleep(200);
-  killLeftovers(runDir, () => {});
-  const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
-  rmSync(runDir, { recursive: true, force: true });
-  rmSync(stateDir, { recursive: true, force: true });
+  const stderr = await endStart({ proc, mock, runDir, stateDir, files, graceMs: 200 });
   return {
     mode,
     firstByteMs: firstByteAt === undefined ? null : Math.round(firstByteAt - start),

@@ -8,10 +8,11 @@
 // habitat's environment: tmux sets TERM (default-terminal, tmux-256color in 3.3) and TMUX, and
 // COLORTERM is whatever the server was started with, as for a user's own tmux.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { nowMs } from '../capture/mock.mjs';
-import { frontOf } from '../capture/driver.mjs';
+import { frontOf, killLeftovers } from '../capture/driver.mjs';
+import { TERMINAL_ENV_KEYS } from '../capture/personalities.mjs';
 
 /** The habitats: how the user's tmux server was started. */
 export const HABITATS = {
@@ -20,12 +21,6 @@ export const HABITATS = {
   // A server started from a truecolor terminal (most Linux terminal emulators set this).
   'tmux-truecolor': { COLORTERM: 'truecolor' },
 };
-
-/** The recordings folder of a habitat, beside the personalities' (recordings/<agent>/habitat-tmux/). */
-export const habitatDir = (habitat) => `habitat-${habitat}`;
-
-/** The variables a CLI picks its theme and layout from, as recordings' meta keeps them. */
-export const TERMINAL_ENV_KEYS = ['TERM', 'COLORTERM', 'TERM_PROGRAM', 'TMUX'];
 
 const POLL_MS = 10;
 /** How long the output must be still after the program's exit before the pane counts as ended. */
@@ -200,11 +195,38 @@ export function paneTerminalEnv(files) {
  */
 export function paneSpawner({ habitat, hooks = 'on', stateDir, files, onStart = () => {} }) {
   return ({ agentwrapMain, agentName, agentBin, args, env, cwd, cols, rows, castPath }) => {
-    const argv = [frontOf(agentwrapMain), ...(hooks === 'off' ? ['--no-hooks'] : []), '--record', castPath, '--record-input', agentName, ...args];
-    const paneEnv = { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
-    const { proc, go } = startPane({ argv, env: paneEnv, cwd, cols, rows, habitat, files });
+    const argv = wrappedArgv(agentwrapMain, hooks === 'on', ['--record', castPath, '--record-input', agentName, ...args]);
+    const { proc, go } = startPane({ argv, env: paneEnv(env, agentBin, stateDir), cwd, cols, rows, habitat, files });
     onStart(proc);
     go();
     return { proc, mode: 'agentwrap-tmux', terminalEnv: () => paneTerminalEnv(files), onData() {}, onResize() {}, close() {} };
   };
+}
+
+/** `agentwrap` (its shell front, as a user types it) with `--no-hooks` unless hooks are on, then `rest`. */
+const wrappedArgv = (main, hooksOn, rest) => [frontOf(main), ...(hooksOn ? [] : ['--no-hooks']), ...rest];
+
+/** A start's command line: the CLI bare (`mode` 'bare'), or wrapped with hooks on or off ('hooks-on', 'hooks-off'). */
+export function startArgv(mode, { bin, name, args, main }) {
+  return mode === 'bare' ? [bin, ...args] : wrappedArgv(main, mode === 'hooks-on', [name, ...args]);
+}
+
+/** The pane's environment: the seeded one, the CLI's folder first on PATH, agentwrap publishing into `stateDir`. */
+export function paneEnv(env, agentBin, stateDir) {
+  return { ...env, PATH: `${dirname(agentBin)}:${env.PATH}`, AGENT_STATUS_DIR: stateDir };
+}
+
+/**
+ * Ends a start: the pane's tmux server, the mock, and, after `graceMs`, whatever of the CLI is
+ * still working in `runDir`; removes `runDir` and `stateDir`. Returns agentwrap's stderr.
+ */
+export async function endStart({ proc, mock, runDir, stateDir, files, graceMs }) {
+  proc.close();
+  await mock.close();
+  await new Promise((r) => setTimeout(r, graceMs));
+  killLeftovers(runDir, () => {});
+  const stderr = existsSync(files.stderr) ? readFileSync(files.stderr, 'utf8') : '';
+  rmSync(runDir, { recursive: true, force: true });
+  rmSync(stateDir, { recursive: true, force: true });
+  return stderr;
 }
