@@ -1,7 +1,8 @@
 /**
  * Enforces the dependency rule (docs/architecture.md: cli → app → adapters → core, no layer
  * skipped, nothing pointing back), keeps src/core pure (no clock, timers, fs, env or console),
- * and keeps files and functions readable (at most 500 and 120 lines). The checks themselves are
+ * and keeps files, functions and folders readable (at most 500 lines, 120 lines, 15 source files
+ * directly in one folder). The checks themselves are
  * test/helpers/source-rules.ts, run here on src/ and on planted violations.
  */
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { dependenciesOf, functionSpans, layerOf, layerViolations, sizeViolations, type SourceFile } from './helpers/source-rules.js';
+import { crowdedFolders, dependenciesOf, functionSpans, layerOf, layerViolations, sizeViolations, type SourceFile } from './helpers/source-rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -74,6 +75,10 @@ describe('architecture', () => {
   it('keeps every file under 500 lines and every function under 120', () => {
     expect(sizeViolations(SRC, sources)).toEqual([]);
   });
+
+  it('keeps at most 15 source files directly in any folder', () => {
+    expect(crowdedFolders(SRC, sources)).toEqual([]);
+  });
 });
 
 describe('the checks fail on planted violations (they are not vacuous)', () => {
@@ -134,6 +139,26 @@ describe('the checks fail on planted violations (they are not vacuous)', () => {
       'core/long.ts long: 132 lines (at most 120)',
     );
     expect(sizeViolations(SRC, [fake('core/long.ts', text.repeat(4))])[0]).toBe('core/long.ts: 553 lines (at most 500)');
+  });
+
+  it('a sixteenth source file in one folder', () => {
+    const fifteen = Array.from({ length: 15 }, (_, i) => fake(`core/packs/f${i}.ts`, 'export {};\n'));
+    const nested = fake('core/packs/deeper/g.ts', 'export {};\n');
+
+    expect(crowdedFolders(SRC, [...fifteen, nested])).toEqual([]);
+    expect(crowdedFolders(SRC, [...fifteen, nested, fake('core/packs/f15.ts', 'export {};\n')])).toEqual([
+      'core/packs/: 16 source files (at most 15; group them into folders named for their concern)',
+    ]);
+  });
+
+  it('the tree check fails on a sixteenth file planted in the real src/cli', () => {
+    const cliTop = sources.filter((file) => dirname(file.path) === join(SRC, 'cli'));
+    const padding = Array.from({ length: 16 - cliTop.length }, (_, i) => fake(`cli/planted-${i}.ts`, 'export {};\n'));
+
+    expect(crowdedFolders(SRC, sources)).toEqual([]);
+    expect(crowdedFolders(SRC, [...sources, ...padding])).toEqual([
+      'cli/: 16 source files (at most 15; group them into folders named for their concern)',
+    ]);
   });
 
   it('comments do not count as impurity', () => {

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_CONFIG } from '../core/config-values.js';
-import type { ConfigSnapshot } from '../core/launch-settings.js';
+import { EMPTY_CONFIG } from '../core/config/values.js';
+import type { ConfigSnapshot } from '../core/config/launch-settings.js';
 
 export type ConfigStatus = 'absent' | 'ok' | 'invalid';
 
@@ -50,7 +50,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<LoadedConfig> 
     return { path, config: EMPTY_CONFIG, status: 'invalid', problems: [`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`] };
   }
   // The TOML parser is loaded only when there is a file to parse (most runs have none).
-  const { formatConfigIssue, parseConfig } = await import('../core/config-schema.js');
+  const { formatConfigIssue, parseConfig } = await import('../core/config/schema.js');
   const parsed = parseConfig(text, path, homeOf(env));
   if (parsed.kind === 'invalid') return { path, config: EMPTY_CONFIG, status: 'invalid', problems: parsed.errors.map(formatConfigIssue) };
   return { path, config: parsed.config, status: 'ok', problems: [] };

@@ -18,7 +18,7 @@ export interface SshTarget {
   readonly env: NodeJS.ProcessEnv;
 }
 
-export { isSafeHost } from '../core/host-name.js';
+export { isSafeHost } from '../core/records/host-name.js';
 
 /** How the far side's agentwrap is run, beyond its arguments. */
 export interface RemoteRun {

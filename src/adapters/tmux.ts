@@ -4,7 +4,7 @@
  * it runs in tmux) switches to the pane's session.
  */
 import { execFile } from 'node:child_process';
-import type { TmuxPane } from '../core/session-record.js';
+import type { TmuxPane } from '../core/records/session-record.js';
 
 const TMUX_TIMEOUT_MS = 3_000;
 

@@ -11,9 +11,9 @@ import type { LoadedConfig } from '../adapters/config-file.js';
 import { AGENTWRAP_VERSION, PACKAGE_ROOT } from '../adapters/paths.js';
 import { loadNativeRelay, RELAY_ADDON_PATH } from '../adapters/relay.js';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
-import { HOOK_AGENTS } from '../core/config-schema.js';
-import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/launch-settings.js';
-import { versionStatus } from '../core/pack-schema.js';
+import { HOOK_AGENTS } from '../core/config/schema.js';
+import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/config/launch-settings.js';
+import { versionStatus } from '../core/packs/schema.js';
 import { loadDefaultRegistry } from './pack-registry.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';

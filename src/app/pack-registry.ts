@@ -11,10 +11,10 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
-import { evaluatePack } from '../core/evaluate.js';
-import { checkFixture, fixtureInput, parseFixture, parseFixtureName } from '../core/fixture.js';
-import { compilePack, PackCompileError, type CompiledPack } from '../core/pack-compile.js';
-import { formatPackIssue, parsePack, type PackIssue } from '../core/pack-schema.js';
+import { evaluatePack } from '../core/packs/evaluate.js';
+import { checkFixture, fixtureInput, parseFixture, parseFixtureName } from '../core/packs/fixture.js';
+import { compilePack, PackCompileError, type CompiledPack } from '../core/packs/compile.js';
+import { formatPackIssue, parsePack, type PackIssue } from '../core/packs/schema.js';
 
 /** Stat the user pack directory at most this often: an edit shows up within a second or two. */
 export const RELOAD_CHECK_INTERVAL_MS = 1000;
@@ -364,7 +364,7 @@ export function loadDefaultRegistry(env: NodeJS.ProcessEnv, mentioning?: string)
   return PackRegistry.load({ bundledDir: BUNDLED_PACKS_DIR, userDir: userPacksDir(env), mentioning });
 }
 
-// --- fixture sweep (shared by `packs test` and test/core/pack-fixtures.test.ts) ----------------
+// --- fixture sweep (shared by `packs test` and test/core/packs/fixtures.test.ts) ----------------
 
 export interface FixtureResult {
   /** Path relative to the fixtures root, e.g. `demo/working_spinner.txt`. */

@@ -7,7 +7,7 @@
  */
 export { detectAgentVersion, type AgentVersion } from '../adapters/agent-version.js';
 export { AGENTWRAP_VERSION, BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, DEMO_AGENT_PATH, userPacksDir } from '../adapters/paths.js';
-export { isPidAlive } from '../adapters/process-alive.js';
+export { isPidAlive } from '../adapters/process/alive.js';
 export { resolveExecutable } from '../adapters/executable.js';
 // Type only: erased at run time, so the CLI's light commands never load node-pty through here.
 export type { Passthrough } from '../adapters/pty/index.js';
@@ -17,4 +17,4 @@ export { resolveOnPath } from '../adapters/agent-version.js';
 export { isSafeHost } from '../adapters/ssh.js';
 export { jumpToPane } from '../adapters/tmux.js';
 export { runSsh } from '../adapters/ssh.js';
-export { detachHungUpStdio, isHungUpTerminal } from '../adapters/terminal-hangup.js';
+export { detachHungUpStdio, isHungUpTerminal } from '../adapters/terminal/hangup.js';

@@ -6,7 +6,7 @@
  * someone does: the mirror returns the same view object until the screen changes.
  */
 import type { ScreenView } from '../core/types.js';
-import type { ScreenPreview } from './control-socket.js';
+import type { ScreenPreview } from './control/socket.js';
 
 export interface ScreenFeed {
   subscribe(emit: (preview: ScreenPreview) => void): () => void;

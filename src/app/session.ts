@@ -6,9 +6,9 @@
  * The session never touches passthrough: it is fed copies of bytes after they reached the
  * user's terminal, and every failure inside it is reported through `onWarning`.
  */
-import { evaluatePack, packInputFromSnapshot } from '../core/evaluate.js';
+import { evaluatePack, packInputFromSnapshot } from '../core/packs/evaluate.js';
 import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS } from '../core/policy.js';
-import { tickFloorMs } from '../core/tick-cadence.js';
+import { tickFloorMs } from '../core/detector/tick-cadence.js';
 import {
   initialDetectorState,
   markDetectorSeen,
@@ -17,9 +17,9 @@ import {
   shouldEvaluate,
   tick,
   type DetectorState,
-} from '../core/tick.js';
-import { TickLog, type TickLogEntry } from '../core/tick-log.js';
-import { inputSource, isInterruptKey } from '../core/operator-input.js';
+} from '../core/detector/tick.js';
+import { TickLog, type TickLogEntry } from '../core/detector/tick-log.js';
+import { inputSource, isInterruptKey } from '../core/detector/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -46,7 +46,7 @@ export interface SessionOptions {
   /** Called after every tick that changed the published state or its evidence. */
   readonly onChange?: (state: DetectorState, entry: TickLogEntry) => void;
   readonly onWarning?: (message: string) => void;
-  /** The agent was started on a prompt from its command line (core/initial-prompt.ts). */
+  /** The agent was started on a prompt from its command line (core/detector/initial-prompt.ts). */
   readonly hasCommandLinePrompt?: boolean;
 }
 

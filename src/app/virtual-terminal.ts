@@ -3,7 +3,7 @@
  * `demo --auto` and tests run a wrapped agent through the very same launcher with it, typing
  * through `type()` and reading nothing back (the screen mirror is the reader).
  */
-import type { OuterTerminal, TerminalSize } from '../adapters/terminal.js';
+import type { OuterTerminal, TerminalSize } from '../adapters/terminal/terminal.js';
 
 export interface VirtualTerminal extends OuterTerminal {
   /** Sends keystrokes to the wrapped program, as a user typing would. */

@@ -1,12 +1,12 @@
 /**
  * Writes a captured moment as a fixture ready for `fixtures/<agent>/` (viewport text with
- * `# provenance:`, `# title:` and `# progress:` header lines, in the format core/fixture.ts
+ * `# provenance:`, `# title:` and `# progress:` header lines, in the format core/packs/fixture.ts
  * reads) plus the raw evidence as JSON beside it. Shared by `status capture` and `replay --capture-at`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvidenceSnapshot, RawState } from '../core/types.js';
-import { progressText } from '../core/regions.js';
+import { progressText } from '../core/packs/regions.js';
 
 export interface CaptureInput {
   readonly agent: string;

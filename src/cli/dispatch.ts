@@ -11,7 +11,7 @@ export type CommandMain = (args: readonly string[]) => Promise<number>;
 
 const COMMANDS: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> = {
   run: () => import('./commands/run.js'),
-  status: () => import('./commands/status.js'),
+  status: () => import('./commands/status/status.js'),
   ack: () => import('./commands/ack.js'),
   events: () => import('./commands/events.js'),
   dashboard: () => import('./commands/dashboard.js'),

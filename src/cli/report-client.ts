@@ -5,11 +5,11 @@
  * problem becomes a `{sent: false, reason}` (the commands exit 0 and say why only under
  * AGENTWRAP_DEBUG=1). Loaded lazily, and only when a session id is around.
  */
-import { isPidAlive } from '../app/state-access.js';
-import { resolveStateRoot } from '../app/state-access.js';
-import { ControlError, requestControl } from '../app/control-socket.js';
-import { readSessions, resolveSession } from '../app/session-store.js';
-import { parsePayload } from '../core/gating.js';
+import { isPidAlive } from '../app/sessions/state-access.js';
+import { resolveStateRoot } from '../app/sessions/state-access.js';
+import { ControlError, requestControl } from '../app/control/socket.js';
+import { readSessions, resolveSession } from '../app/sessions/store.js';
+import { parsePayload } from '../core/detector/gating.js';
 
 /** Hard bound on the socket round trip: a hook must not wait on a wedged session. */
 export const REPORT_SOCKET_TIMEOUT_MS = 300;

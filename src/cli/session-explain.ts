@@ -3,15 +3,15 @@
  * payload (the tick ring buffer, every rule against the current screen, pack and version notes)
  * and renders it. The session computed everything; this only formats it.
  */
-import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../app/control-socket.js';
+import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../app/control/socket.js';
 import type { Passthrough } from '../app/platform.js';
-import type { RuleEvaluation } from '../core/evaluate.js';
-import type { SessionState } from '../core/session-state.js';
-import type { TickLogEntry } from '../core/tick-log.js';
+import type { RuleEvaluation } from '../core/packs/evaluate.js';
+import type { SessionState } from '../core/detector/session-state.js';
+import type { TickLogEntry } from '../core/detector/tick-log.js';
 import { findLiveSession } from './commands/ack.js';
 import { CliError } from './errors.js';
-import { explainToJson, renderExplainText, type ExplainReport } from './render-explain.js';
-import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render-ticks.js';
+import { explainToJson, renderExplainText, type ExplainReport } from './render/explain.js';
+import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render/ticks.js';
 
 /** What live-session.ts answers to `explain` (JSON over the socket). */
 export interface ExplainPayload {

@@ -5,19 +5,19 @@
  */
 import { basename } from 'node:path';
 import { checkStateRootForReading, resolveStateRoot } from '../app/platform.js';
-import { planHooks } from '../app/hooks.js';
-import { prepareAutoRecording } from '../app/record-dir.js';
-import { resolveLaunchSettings, type LaunchSettings } from '../core/launch-settings.js';
-import { prepareControlSocketPath } from '../app/control-socket-path.js';
-import type { LiveSession } from '../app/live-session.js';
-import { openEarlyControl, type EarlyControl } from '../app/early-control.js';
-import { syntheticSessionId } from '../core/session-record.js';
+import { planHooks } from '../app/reporters/hooks.js';
+import { prepareAutoRecording } from '../app/recording/record-dir.js';
+import { resolveLaunchSettings, type LaunchSettings } from '../core/config/launch-settings.js';
+import { prepareControlSocketPath } from '../app/control/socket-path.js';
+import type { LiveSession } from '../app/live/live-session.js';
+import { openEarlyControl, type EarlyControl } from '../app/control/early.js';
+import { syntheticSessionId } from '../core/records/session-record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
 import { userConfig } from './user-config.js';
 
 /**
- * The request with the config file's defaults under its flags (core/launch-settings.ts), and
+ * The request with the config file's defaults under its flags (core/config/launch-settings.ts), and
  * `record_dir` turned into this run's recording file. A recording that cannot be prepared is a
  * warning; the agent runs unrecorded.
  */
@@ -85,7 +85,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
         // The control socket listens meanwhile, so a hook's early report is kept, not lost.
         const isRecording = request.flags.record !== undefined;
         if (!isRecording && controlPath !== undefined) earlyControl = openEarlyControl(controlPath);
-        attaching = (isRecording ? Promise.resolve() : launched.firstScreen).then(() => import('../app/live-session.js')).then(({ attachLiveSession }) => {
+        attaching = (isRecording ? Promise.resolve() : launched.firstScreen).then(() => import('../app/live/live-session.js')).then(({ attachLiveSession }) => {
           live = attachLiveSession({
             launched,
             command: request.command,

@@ -3,13 +3,13 @@
  * the directories `--state-dir` names (containers' bind-mounted roots), plus other machines
  * (`--host`, over ssh).
  */
-import { isPidAlive, isSafeHost, resolveStateRoot, stateLayout } from '../app/state-access.js';
-import { loadSkipCache, readCachedSessionsReport } from '../app/session-store.js';
-import type { SkipCache } from '../app/skip-cache.js';
-import type { HostedSession, HostReport } from '../app/remote-status.js';
+import { isPidAlive, isSafeHost, resolveStateRoot, stateLayout } from '../app/sessions/state-access.js';
+import { loadSkipCache, readCachedSessionsReport } from '../app/sessions/store.js';
+import type { SkipCache } from '../app/sessions/skip-cache.js';
+import type { HostedSession, HostReport } from '../app/sessions/remote-status.js';
 import { UsageError } from './errors.js';
 import { basename, join, resolve } from 'node:path';
-import type { StatusView } from './render-status.js';
+import type { StatusView } from './render/status.js';
 
 export interface StatusSources {
   /** State roots to read, the default one first when no --state-dir was given. */

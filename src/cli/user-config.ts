@@ -4,7 +4,7 @@
  * $AGENT_STATUS_DIR when that is unset, so every reader and writer in this process, and the
  * agent's hooks (which inherit the environment), agree on one directory.
  */
-import { loadConfig, type LoadedConfig } from '../app/state-access.js';
+import { loadConfig, type LoadedConfig } from '../app/sessions/state-access.js';
 
 let loaded: LoadedConfig | undefined;
 

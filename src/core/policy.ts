@@ -12,7 +12,7 @@
 export const TICK_MS = 1000;
 
 /**
- * The tick floor of a settled session (core/tick-cadence.ts): nothing new for SETTLE_AFTER_MS,
+ * The tick floor of a settled session (core/detector/tick-cadence.ts): nothing new for SETTLE_AFTER_MS,
  * not working, and an agent tree with a quiet CPU. Such a session can only change on new
  * evidence, and every kind of it but one wakes the loop at once (output, a keystroke, a hook's
  * report, the exit, a time-based rule's own deadline); the one that does not is an agent that

@@ -101,7 +101,7 @@ export interface ExitEvidence {
 /**
  * The output that answered the operator's last interrupt key (Esc, Ctrl-C, nothing typed since):
  * the burst that followed it, over once output was quiet QUIET_RECHECK_MS. The agent may still
- * draw the frame it was drawing before it handled the key in it (core/debounce.ts).
+ * draw the frame it was drawing before it handled the key in it (core/detector/debounce.ts).
  */
 export interface InterruptAnswer {
   readonly interruptAtMs: number;
@@ -133,12 +133,12 @@ export interface EvidenceSnapshot {
   readonly lastInputAtMs: number | undefined;
   /**
    * The last input the operator typed (keys, paste), without the terminal's own replies, focus
-   * and mouse reports (core/operator-input.ts): what starts a turn. Absent: none seen.
+   * and mouse reports (core/detector/operator-input.ts): what starts a turn. Absent: none seen.
    */
   readonly lastOperatorInputAtMs?: number | undefined;
-  /** The last interrupt key the operator pressed (Esc, Ctrl-C; core/operator-input.ts). Absent: none. */
+  /** The last interrupt key the operator pressed (Esc, Ctrl-C; core/detector/operator-input.ts). Absent: none. */
   readonly lastInterruptAtMs?: number | undefined;
-  /** The agent's first answer to that key (core/debounce.ts InterruptAnswer); absent once something was typed after it. */
+  /** The agent's first answer to that key (core/detector/debounce.ts InterruptAnswer); absent once something was typed after it. */
   readonly interruptAnswer?: InterruptAnswer | undefined;
   readonly process: ProcessEvidence;
   readonly exit: ExitEvidence | undefined;
@@ -153,7 +153,7 @@ export interface EvidenceSnapshot {
 export type ReportedState = 'blocked' | 'working' | 'idle';
 
 /**
- * How far a claim is trusted (core/gating.ts). `authoritative`: a full-lifecycle source (an
+ * How far a claim is trusted (core/detector/gating.ts). `authoritative`: a full-lifecycle source (an
  * OpenCode plugin, a custom agent's own reporter) that may author working/idle/blocked below a
  * visible screen blocker. `blocker`: a source trusted only to say "the operator is being asked"
  * (Claude Code, Codex hooks); its stop/idle events never author state.

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty/index.js';
 import { loadNativeRelay, RELAY_ADDON_PATH, startRelay } from '../../src/adapters/relay.js';
-import { ModeTracker } from '../../src/adapters/terminal.js';
+import { ModeTracker } from '../../src/adapters/terminal/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
-import { isPidAlive } from '../../src/adapters/process-alive.js';
+import { isPidAlive } from '../../src/adapters/process/alive.js';
 
 const openFds: number[] = [];
 afterEach(() => {

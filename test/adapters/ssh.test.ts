@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { isSafeHost, spawnSsh, sshCommand, SSH_CONNECT_TIMEOUT_S } from '../../src/adapters/ssh.js';
-import { isPidAlive } from '../../src/adapters/process-alive.js';
+import { isPidAlive } from '../../src/adapters/process/alive.js';
 
 describe('ssh command', () => {
   it('runs plain ssh, never prompting, with a connect timeout, the host after --', () => {

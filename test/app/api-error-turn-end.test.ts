@@ -8,8 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PackRegistry } from '../../src/app/pack-registry.js';
-import { evaluatePack } from '../../src/core/evaluate.js';
-import { fixtureInput, parseFixture } from '../../src/core/fixture.js';
+import { evaluatePack } from '../../src/core/packs/evaluate.js';
+import { fixtureInput, parseFixture } from '../../src/core/packs/fixture.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const registry = PackRegistry.load({ bundledDir: join(ROOT, 'packs'), userDir: undefined });

@@ -12,9 +12,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { replayRecording } from '../../src/app/replay.js';
-import { decodeRecording, type Recording } from '../../src/core/recording.js';
-import type { DebounceReason } from '../../src/core/debounce.js';
+import { replayRecording } from '../../src/app/recording/replay.js';
+import { decodeRecording, type Recording } from '../../src/core/recordings/recording.js';
+import type { DebounceReason } from '../../src/core/detector/debounce.js';
 import { withTickAt } from '../helpers/forced-tick.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

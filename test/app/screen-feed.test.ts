@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startControlServer, subscribeScreen, requestControl, type ControlServer, type ScreenPreview } from '../../src/app/control-socket.js';
+import { startControlServer, subscribeScreen, requestControl, type ControlServer, type ScreenPreview } from '../../src/app/control/socket.js';
 import { createScreenFeed } from '../../src/app/screen-feed.js';
 import type { ScreenView } from '../../src/core/types.js';
 

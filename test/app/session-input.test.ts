@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
-import { Reporter } from '../../src/app/reporter.js';
+import { Reporter } from '../../src/app/reporters/reporter.js';
 import { DetectorSession } from '../../src/app/session.js';
 import type { Screen } from '../../src/adapters/screen/index.js';
 

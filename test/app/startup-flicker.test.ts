@@ -11,10 +11,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { readRecordingFile } from '../../src/app/recording-files.js';
-import { replayRecording } from '../../src/app/replay.js';
-import type { DebounceReason } from '../../src/core/debounce.js';
-import type { Recording } from '../../src/core/recording.js';
+import { readRecordingFile } from '../../src/app/recording/files.js';
+import { replayRecording } from '../../src/app/recording/replay.js';
+import type { DebounceReason } from '../../src/core/detector/debounce.js';
+import type { Recording } from '../../src/core/recordings/recording.js';
 import { withTickAt } from '../helpers/forced-tick.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -10,8 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { readRecordingFile } from '../../src/app/recording-files.js';
-import { replayRecording } from '../../src/app/replay.js';
+import { readRecordingFile } from '../../src/app/recording/files.js';
+import { replayRecording } from '../../src/app/recording/replay.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CAST = join(ROOT, 'fixtures/evidence/gemini-first-run-tmux.cast');

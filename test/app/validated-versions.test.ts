@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import semver from 'semver';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { parseVersionRange, versionStatus } from '../../src/core/pack-versions.js';
+import { parseVersionRange, versionStatus } from '../../src/core/packs/versions.js';
 import { ROOT } from '../helpers/cli.js';
 
 const RECORDINGS = join(ROOT, 'recordings');

@@ -18,9 +18,9 @@ import { createScreen, type Screen, type ScreenEvidence } from '../../src/adapte
 import { BUNDLED_PACKS_DIR } from '../../src/adapters/paths.js';
 import { loadNativeRelay } from '../../src/adapters/relay.js';
 import { PackRegistry, type LoadedPack } from '../../src/app/pack-registry.js';
-import { readRecordingFile } from '../../src/app/recording-files.js';
+import { readRecordingFile } from '../../src/app/recording/files.js';
 import { DetectorSession, NO_PROCESS_SAMPLE } from '../../src/app/session.js';
-import { recordingDuration } from '../../src/core/recording.js';
+import { recordingDuration } from '../../src/core/recordings/recording.js';
 import type { ScreenView } from '../../src/core/types.js';
 import { expectedPtyBytes } from '../helpers/pty-writer.js';
 import { tuiBytes } from '../helpers/screen-tui.js';
@@ -107,7 +107,7 @@ function makeFloodFiles(mb: number): { tui: string; plain: string } {
   const tui = join(scratch, 'tui.bin');
   writeFileSync(tui, tuiBytes(mb * MB, 120, 40).subarray(0, mb * MB));
   const plain = join(scratch, 'plain.bin');
-  const line = 'src/core/evaluate.ts:201:17  const verdict = evaluatePack(compiled, input); // plain log output 0123456789\n';
+  const line = 'src/core/packs/evaluate.ts:201:17  const verdict = evaluatePack(compiled, input); // plain log output 0123456789\n';
   writeFileSync(plain, Buffer.from(line.repeat(Math.ceil((mb * MB) / line.length))).subarray(0, mb * MB));
   return { tui, plain };
 }

@@ -1,7 +1,7 @@
 // An agent's own event stream, followed by the driver for one label only: when the agent itself
 // says its turn is over. OpenCode is the one CLI here that has such a stream (the `GET /event`
 // server-sent events of the HTTP server it runs when a port is configured; agentwrap follows the
-// same stream for users who start that server, src/app/opencode-events.ts). Used where the mock
+// same stream for users who start that server, src/app/reporters/opencode-events.ts). Used where the mock
 // cannot see the turn's end: OpenCode still draws a long answer for seconds after the stream has
 // ended, spinner on, with pauses in its output longer than the labels' quiet window.
 //

@@ -1,7 +1,7 @@
 /**
  * Offline tests of the capture lab's follower of OpenCode's event stream (agent-events.mjs), the
  * source of the turn-end label in `agentTurnEnd` scenarios. A local HTTP server plays OpenCode's
- * `GET /event`; the event shapes are OpenCode 1.18's (src/app/opencode-events.ts reads the same).
+ * `GET /event`; the event shapes are OpenCode 1.18's (src/app/reporters/opencode-events.ts reads the same).
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

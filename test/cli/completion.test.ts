@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE, TOP_OPTIONS, type CommandSpec } from '../../src/cli/command-table.js';
-import { createSessionRecord } from '../../src/core/session-record.js';
+import { createSessionRecord } from '../../src/core/records/session-record.js';
 import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 

@@ -77,7 +77,7 @@ describe('the live detector', () => {
 
     process.kill(working.pid, 'SIGSTOP');
     try {
-      // How soon is the watchdog's business (test/core/tick.test.ts, on a manual clock); here
+      // How soon is the watchdog's business (test/core/detector/tick.test.ts, on a manual clock); here
       // only that it happens, with room for a loaded machine.
       const { value: stuck } = await until('stuck', async () => (await sessions(env)).find((s) => s.stuck), STOPPED_STUCK_MS + 30 * TICK_MS);
 

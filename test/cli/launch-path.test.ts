@@ -58,7 +58,7 @@ describe('the launch path before the spawn', () => {
   const loaded = [...files].map((file) => relative(SRC, file));
 
   it('reaches the launcher and the hook plan (the walk follows imports)', () => {
-    expect(loaded).toEqual(expect.arrayContaining(['app/launch.ts', 'app/hooks.ts', 'app/control-socket-path.ts', 'adapters/pty/index.ts']));
+    expect(loaded).toEqual(expect.arrayContaining(['app/launch/launch.ts', 'app/reporters/hooks.ts', 'app/control/socket-path.ts', 'adapters/pty/index.ts']));
     expect([...packages]).toContain('node-pty');
   });
 

@@ -10,9 +10,9 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isPidAlive } from '../../src/adapters/process-alive.js';
-import { requestControl } from '../../src/app/control-socket.js';
-import { readSessions } from '../../src/app/session-store.js';
+import { isPidAlive } from '../../src/adapters/process/alive.js';
+import { requestControl } from '../../src/app/control/socket.js';
+import { readSessions } from '../../src/app/sessions/store.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
 import { runCliInProcess, type CliResult } from '../helpers/cli-in-process.js';
 import { openOuterTerminal, type OuterTerminal } from '../helpers/pty-outer.js';

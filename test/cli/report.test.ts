@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
-import { startControlServer, type ControlServer } from '../../src/app/control-socket.js';
-import { Reporter } from '../../src/app/reporter.js';
-import { createSessionRecord } from '../../src/core/session-record.js';
-import { renderStatusText } from '../../src/cli/render-status.js';
-import { renderTickEntry } from '../../src/cli/render-ticks.js';
-import { initialDetectorState, tick } from '../../src/core/tick.js';
+import { startControlServer, type ControlServer } from '../../src/app/control/socket.js';
+import { Reporter } from '../../src/app/reporters/reporter.js';
+import { createSessionRecord } from '../../src/core/records/session-record.js';
+import { renderStatusText } from '../../src/cli/render/status.js';
+import { renderTickEntry } from '../../src/cli/render/ticks.js';
+import { initialDetectorState, tick } from '../../src/core/detector/tick.js';
 import { CLI, ensureBuilt } from '../helpers/cli.js';
 import { snapshot } from '../helpers/detector-builders.js';
 

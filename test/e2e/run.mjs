@@ -91,7 +91,7 @@ export async function loadAgentwrap(main) {
   const src = dirname(dirname(main));
   const load = (p) => import(pathToFileURL(join(src, p)).href);
   const [score, labels, recordings, replay, registry] = await Promise.all([
-    load('core/score.js'), load('core/labels.js'), load('app/recording-files.js'), load('app/replay.js'), load('app/pack-registry.js'),
+    load('core/recordings/score.js'), load('core/recordings/labels.js'), load('app/recording/files.js'), load('app/recording/replay.js'), load('app/pack-registry.js'),
   ]);
   return { score, labels, recordings, replay, registry };
 }

@@ -2,7 +2,7 @@
  * Builders for detector tests: each returns a plain, neutral value (nothing matches, nothing
  * moves, /proc sampled and quiet) that a test overrides with only what it is about.
  */
-import type { Decision } from '../../src/core/arbitrate.js';
+import type { Decision } from '../../src/core/detector/arbitrate.js';
 import type {
   ChildProcess,
   EvidenceSnapshot,

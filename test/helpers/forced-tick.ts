@@ -3,8 +3,8 @@
  * tick fell there: a /proc sample line forces a tick at its time (the live loop sampled /proc on
  * its tick), so the sample before `atS` is copied to `atS`.
  */
-import { PROCESS_SAMPLE_CODE } from '../../src/core/recorded-evidence.js';
-import type { Recording } from '../../src/core/recording.js';
+import { PROCESS_SAMPLE_CODE } from '../../src/core/recordings/recorded-evidence.js';
+import type { Recording } from '../../src/core/recordings/recording.js';
 
 export function withTickAt(source: Recording, atS: number): Recording {
   const sample = [...source.events].reverse().find((event) => event.kind === PROCESS_SAMPLE_CODE && event.t < atS);

@@ -8,9 +8,9 @@
 import { performance } from 'node:perf_hooks';
 import { PackRegistry } from '../../src/app/pack-registry.js';
 import { BUNDLED_PACKS_DIR } from '../../src/adapters/paths.js';
-import { evaluatePack } from '../../src/core/evaluate.js';
-import type { CompiledPack } from '../../src/core/pack-compile.js';
-import type { PackInput } from '../../src/core/regions.js';
+import { evaluatePack } from '../../src/core/packs/evaluate.js';
+import type { CompiledPack } from '../../src/core/packs/compile.js';
+import type { PackInput } from '../../src/core/packs/regions.js';
 import { compiledPack, packToml } from './pack-toml.js';
 
 const COLS = 200;

@@ -2,9 +2,9 @@
  * Builders for pack tests: small inline TOML packs (a standard header plus the rules under
  * test), compiled packs, and screens from plain row arrays.
  */
-import { compilePack, type CompiledPack } from '../../src/core/pack-compile.js';
-import { formatPackIssue, parsePack, type Pack, type PackParseResult } from '../../src/core/pack-schema.js';
-import type { PackInput } from '../../src/core/regions.js';
+import { compilePack, type CompiledPack } from '../../src/core/packs/compile.js';
+import { formatPackIssue, parsePack, type Pack, type PackParseResult } from '../../src/core/packs/schema.js';
+import type { PackInput } from '../../src/core/packs/regions.js';
 import type { ScreenView } from '../../src/core/types.js';
 
 export interface HeaderOverrides {

@@ -3,7 +3,7 @@
  * an agent that turns on the alternate screen and hides the cursor, then crashes agentwrap
  * itself with an uncaught exception once the agent is up.
  */
-import { launchWrapped } from '../../src/app/launch.js';
+import { launchWrapped } from '../../src/app/launch/launch.js';
 
 const session = launchWrapped({
   file: '/bin/sh',

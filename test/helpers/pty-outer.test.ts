@@ -8,7 +8,7 @@
  * agentwrap had delivered everything and exited 0.
  */
 import { describe, expect, it } from 'vitest';
-import { isPidAlive } from '../../src/adapters/process-alive.js';
+import { isPidAlive } from '../../src/adapters/process/alive.js';
 import { openOuterTerminal } from './pty-outer.js';
 
 /** Keeps this thread busy (no timers, no reads) as a loaded machine would. */

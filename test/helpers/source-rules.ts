@@ -136,3 +136,20 @@ export function sizeViolations(src: string, files: readonly SourceFile[]): strin
   }
   return violations;
 }
+
+export const FOLDER_MAX_FILES = 15;
+
+/**
+ * Folders holding more than FOLDER_MAX_FILES source files directly (not counting subfolders):
+ * past that, a name prefix is doing a folder's job (docs/architecture.md §2).
+ */
+export function crowdedFolders(src: string, files: readonly SourceFile[]): string[] {
+  const perFolder = new Map<string, number>();
+  for (const file of files) {
+    const folder = relative(src, dirname(file.path)) || '.';
+    perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+  }
+  return [...perFolder]
+    .filter(([, count]) => count > FOLDER_MAX_FILES)
+    .map(([folder, count]) => `${folder}/: ${count} source files (at most ${FOLDER_MAX_FILES}; group them into folders named for their concern)`);
+}

@@ -1,5 +1,5 @@
 /** An OuterTerminal held in memory: what agentwrap wrote, raw/restore calls, typed input, resizes. */
-import type { OuterTerminal, TerminalSize } from '../../src/adapters/terminal.js';
+import type { OuterTerminal, TerminalSize } from '../../src/adapters/terminal/terminal.js';
 
 export class FakeTerminal implements OuterTerminal {
   readonly isInteractive = true;

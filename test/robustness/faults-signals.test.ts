@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPidAlive } from '../../src/adapters/process-alive.js';
-import { readSessionsReport, sweepStaleRecords } from '../../src/app/session-store.js';
-import { DEFAULT_RECORD_TTL_MS } from '../../src/core/session-record.js';
+import { isPidAlive } from '../../src/adapters/process/alive.js';
+import { readSessionsReport, sweepStaleRecords } from '../../src/app/sessions/store.js';
+import { DEFAULT_RECORD_TTL_MS } from '../../src/core/records/session-record.js';
 import { CLI, isAlive, openRawTerminal, shellQuote, sleep, stateRoots, statusJson, waitForStatus, waitUntil } from './harness.js';
 
 const { make: stateRoot } = stateRoots('aw-robust-faults-');

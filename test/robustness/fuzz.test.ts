@@ -15,10 +15,10 @@ import {
   StringPayloadLimiter,
   TITLE_MAX_CHARS,
 } from '../../src/adapters/screen/index.js';
-import { compilePack } from '../../src/core/pack-compile.js';
-import { parsePack } from '../../src/core/pack-schema.js';
-import { createSessionRecord, parseRecord, sanitizeTitle, TITLE_MAX_UNITS } from '../../src/core/session-record.js';
-import { explainPack, evaluatePack, REGION_PREVIEW_CHARS, verdictFromExplain } from '../../src/core/evaluate.js';
+import { compilePack } from '../../src/core/packs/compile.js';
+import { parsePack } from '../../src/core/packs/schema.js';
+import { createSessionRecord, parseRecord, sanitizeTitle, TITLE_MAX_UNITS } from '../../src/core/records/session-record.js';
+import { explainPack, evaluatePack, REGION_PREVIEW_CHARS, verdictFromExplain } from '../../src/core/packs/evaluate.js';
 import {
   analyzeScreen,
   COUNTED_REGIONS,
@@ -27,7 +27,7 @@ import {
   SIMPLE_REGIONS,
   type PackInput,
   type RegionSpec,
-} from '../../src/core/regions.js';
+} from '../../src/core/packs/regions.js';
 import { UNSAFE_TITLE_CHARS } from './harness.js';
 import { rng } from './hostile-agent.mjs';
 

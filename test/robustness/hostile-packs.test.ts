@@ -9,13 +9,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchWrapped } from '../../src/app/launch.js';
-import { attachLiveSession, syntheticSessionId } from '../../src/app/live-session.js';
+import { launchWrapped } from '../../src/app/launch/launch.js';
+import { attachLiveSession, syntheticSessionId } from '../../src/app/live/live-session.js';
 import { loadPackFile } from '../../src/app/pack-registry.js';
 import { createVirtualTerminal } from '../../src/app/virtual-terminal.js';
-import { evaluatePack } from '../../src/core/evaluate.js';
-import { PACK_LIMITS } from '../../src/core/pack-schema.js';
-import { RULE_ENGINE_VERSION } from '../../src/core/pack-types.js';
+import { evaluatePack } from '../../src/core/packs/evaluate.js';
+import { PACK_LIMITS } from '../../src/core/packs/schema.js';
+import { RULE_ENGINE_VERSION } from '../../src/core/packs/types.js';
 import { packToml } from '../helpers/pack-toml.js';
 import { runCli, runCliAsync, sleep } from './harness.js';
 

@@ -5,7 +5,7 @@
  * / `status capture` reaching a session only for its owner.
  *
  * The control socket's own refusal of another user (EACCES through the 0700 directory and
- * through the 0600 socket) is proven with two real users in test/app/control-socket.test.ts
+ * through the 0600 socket) is proven with two real users in test/app/control/socket.test.ts
  * ("refuses another user through the 0700 directory and, with the directory opened up, the
  * 0600 socket"); here the same guard is checked end to end through the CLI.
  */
@@ -15,8 +15,8 @@ import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_AGENT_PATH } from '../../src/adapters/paths.js';
-import { launchWrapped } from '../../src/app/launch.js';
-import { attachLiveSession, syntheticSessionId } from '../../src/app/live-session.js';
+import { launchWrapped } from '../../src/app/launch/launch.js';
+import { attachLiveSession, syntheticSessionId } from '../../src/app/live/live-session.js';
 import { createVirtualTerminal } from '../../src/app/virtual-terminal.js';
 import type { AgentState } from '../../src/core/types.js';
 import { asSecondUser, CLI, ensureSecondUser, IS_ROOT, SECOND_USER, openRawTerminal, runCli, runCliAsync, sleep, stateRoots, waitForStatus } from './harness.js';

@@ -1,7 +1,7 @@
 /**
  * Regenerates the fixtures cut from recordings (`# provenance: <cast> at <S>s, agentwrap replay
  * --capture-at`) from the recording and its labels, and fails when they disagree:
- *   - the expectation in the file name comes from the label at that second (core/fixture-labels.ts),
+ *   - the expectation in the file name comes from the label at that second (core/recordings/fixture-labels.ts),
  *     never from what agentwrap published;
  *   - the screen, title, progress and cursor come from replaying the recording to that second.
  * Not a test (it replays every recording once): `npm run fixtures` checks, `npm run fixtures --
@@ -12,13 +12,13 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDefaultRegistry } from '../../src/app/pack-registry.js';
-import { packForRecording, readRecordingFile } from '../../src/app/recording-files.js';
-import { replayRecording } from '../../src/app/replay.js';
+import { packForRecording, readRecordingFile } from '../../src/app/recording/files.js';
+import { replayRecording } from '../../src/app/recording/replay.js';
 import { formatFixture } from '../../src/cli/capture.js';
-import { parseFixture, parseFixtureName, type FixtureExpectation } from '../../src/core/fixture.js';
-import { captureOrigin, describeAgreement, expectationFromLabel, labelAgreement, type CaptureOrigin } from '../../src/core/fixture-labels.js';
-import { labelAt } from '../../src/core/labels.js';
-import { recordingDuration } from '../../src/core/recording.js';
+import { parseFixture, parseFixtureName, type FixtureExpectation } from '../../src/core/packs/fixture.js';
+import { captureOrigin, describeAgreement, expectationFromLabel, labelAgreement, type CaptureOrigin } from '../../src/core/recordings/fixture-labels.js';
+import { labelAt } from '../../src/core/recordings/labels.js';
+import { recordingDuration } from '../../src/core/recordings/recording.js';
 
 const ROOT = new URL('../../..', import.meta.url).pathname.replace(/\/dist\/?$/, '');
 const FIXTURES = join(ROOT, 'fixtures');

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 
 /**
  * Variables besides AGENTWRAP_* that agentwrap may set for one run: the per-launch reporter
- * hooks (app/hooks.ts) guard OpenCode's event-stream server with a password made for the run,
+ * hooks (app/reporters/hooks.ts) guard OpenCode's event-stream server with a password made for the run,
  * and OpenCode reads it only from OPENCODE_SERVER_PASSWORD (never set when the user has one).
  */
 export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_SERVER_PASSWORD'];

@@ -3,7 +3,7 @@
  * and the /proc reads and signals around it (docs/launcher.md).
  */
 import { readFileSync } from 'node:fs';
-import { parseStat, type ProcStat } from '../../core/process.js';
+import { parseStat, type ProcStat } from '../../core/detector/process.js';
 import type { PtySpawnOptions } from './types.js';
 
 /**

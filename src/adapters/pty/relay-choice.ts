@@ -6,7 +6,7 @@
 import type { IPty } from 'node-pty';
 import type { ReadStream } from 'node:tty';
 import { loadNativeRelay, startRelay, type PassthroughRelay, type RelayBatch } from '../relay.js';
-import type { ModeState } from '../terminal.js';
+import type { ModeState } from '../terminal/terminal.js';
 import { stopSocketReads } from './node-pty-internals.js';
 import type { OutputFanout, ReadTail } from './read-tail.js';
 import type { Passthrough, PtySpawnOptions } from './types.js';

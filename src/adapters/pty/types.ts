@@ -1,5 +1,5 @@
 /** The PTY's vocabulary: what spawnPty takes and what it gives back. */
-import type { ModeState } from '../terminal.js';
+import type { ModeState } from '../terminal/terminal.js';
 
 /** How the bytes between the user's terminal and the agent are relayed. */
 export type Passthrough = 'native' | 'event-loop';

@@ -1,12 +1,12 @@
 /**
- * The terminal guardian (adapters/terminal-guardian.ts) learns the mode resets when they change:
+ * The terminal guardian (adapters/terminal/guardian.ts) learns the mode resets when they change:
  * one integer comparison per chunk. Not on every change, though: a TUI using synchronized
  * output (mode 2026) switches a mode on and off in every frame, and telling the guardian (a
  * pipe write and a shell waking up) each time cost ~10% of agentwrap's CPU in a flood. So a new
  * reset goes out at once when none went out in the last GUARDIAN_UPDATE_MIN_MS, else once that
  * interval is over; the guardian's reset may lag the screen by that much.
  */
-import type { ModeState } from '../../adapters/terminal.js';
+import type { ModeState } from '../../adapters/terminal/terminal.js';
 
 /** The most often the terminal guardian is told new mode resets. */
 export const GUARDIAN_UPDATE_MIN_MS = 100;

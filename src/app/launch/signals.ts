@@ -4,8 +4,8 @@
  * after someone else stopped agentwrap (raw mode set again).
  */
 import type { PtyProcess } from '../../adapters/pty/index.js';
-import { signalStoppedAgent } from '../../adapters/stopped-agent.js';
-import type { OuterTerminal, TerminalSize } from '../../adapters/terminal.js';
+import { signalStoppedAgent } from '../../adapters/process/stopped-agent.js';
+import type { OuterTerminal, TerminalSize } from '../../adapters/terminal/terminal.js';
 
 /**
  * After forwarding SIGTERM/SIGHUP/SIGINT/SIGQUIT, how long the agent may take to exit before

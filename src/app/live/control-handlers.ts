@@ -3,11 +3,11 @@
  * (agent hooks), subscribe, screen (the preview stream) and ping's info. Each handler reads the parts it needs; none blocks the tick.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
-import { explainPack, packInputFromSnapshot } from '../../core/evaluate.js';
-import type { ControlHandlers } from '../control-socket.js';
-import type { LaunchedSession } from '../launch.js';
+import { explainPack, packInputFromSnapshot } from '../../core/packs/evaluate.js';
+import type { ControlHandlers } from '../control/socket.js';
+import type { LaunchedSession } from '../launch/launch.js';
 import type { PackRegistry } from '../pack-registry.js';
-import type { Reporter } from '../reporter.js';
+import type { Reporter } from '../reporters/reporter.js';
 import type { ScreenFeed } from '../screen-feed.js';
 import type { DetectorSession } from '../session.js';
 import type { Publisher, SessionIdentity } from './publisher.js';

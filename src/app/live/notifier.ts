@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import type { Clock } from '../../adapters/clock.js';
-import type { TickLogEntry } from '../../core/tick-log.js';
+import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import type { AgentState } from '../../core/types.js';
-import { createDesktopNotifier } from '../desktop-notifier.js';
+import { createDesktopNotifier } from './desktop-notifier.js';
 import { describeError } from '../session.js';
 
 /** Minimum time between two notifications of the same state, so a flapping agent cannot spam. */

@@ -2,7 +2,7 @@
  * The live session's /proc evidence source: the agent's process tree, sampled about once a
  * second whatever the tick rate.
  */
-import { createProcessProbe, type ProcessProbe } from '../../adapters/process-probe.js';
+import { createProcessProbe, type ProcessProbe } from '../../adapters/process/probe.js';
 import type { ProcessEvidence } from '../../core/types.js';
 import type { ProcessSource } from '../session.js';
 

@@ -6,14 +6,14 @@
  */
 import type { Clock } from '../../adapters/clock.js';
 import type { ScreenMirror } from '../../adapters/screen/index.js';
-import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../core/session-record.js';
-import type { DetectorState } from '../../core/tick.js';
-import type { TickLogEntry } from '../../core/tick-log.js';
-import { StateHistory, type StateHistorySnapshot } from '../../core/state-history.js';
+import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../core/records/session-record.js';
+import type { DetectorState } from '../../core/detector/tick.js';
+import type { TickLogEntry } from '../../core/detector/tick-log.js';
+import { StateHistory, type StateHistorySnapshot } from '../../core/records/state-history.js';
 import type { AgentState } from '../../core/types.js';
-import type { StateChangeEvent } from '../control-socket.js';
-import type { Reporter } from '../reporter.js';
-import type { SessionStore } from '../session-store.js';
+import type { StateChangeEvent } from '../control/socket.js';
+import type { Reporter } from '../reporters/reporter.js';
+import type { SessionStore } from '../sessions/store.js';
 
 /**
  * A title change alone (no state change) is republished at most this often: spinner titles

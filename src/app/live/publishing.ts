@@ -3,14 +3,14 @@
  * session store, write the first record. Each step that fails becomes one warning (or none,
  * when the store already named a refused state directory); the agent runs on regardless.
  */
-import { isPidAlive } from '../../adapters/process-alive.js';
+import { isPidAlive } from '../../adapters/process/alive.js';
 import { StateDirError } from '../../adapters/state-dir.js';
 import type { Clock } from '../../adapters/clock.js';
-import type { DetectorState } from '../../core/tick.js';
-import { prepareControlSocketPath, startControlServer, type ControlHandlers, type ControlServer } from '../control-socket.js';
-import { openSessionStore, sweepStaleRecords } from '../session-store.js';
+import type { DetectorState } from '../../core/detector/tick.js';
+import { prepareControlSocketPath, startControlServer, type ControlHandlers, type ControlServer } from '../control/socket.js';
+import { openSessionStore, sweepStaleRecords } from '../sessions/store.js';
 import { describeError } from '../session.js';
-import type { EarlyControl } from '../early-control.js';
+import type { EarlyControl } from '../control/early.js';
 import type { Publisher } from './publisher.js';
 
 export interface PublishingOptions {
@@ -20,7 +20,7 @@ export interface PublishingOptions {
   readonly clock: Clock;
   /** Prepared by the launcher before the agent started (so its environment names it), or undefined. */
   readonly controlPath: string | undefined;
-  /** The control socket the launcher opened on `controlPath` at the spawn (early-control.ts), if it did. */
+  /** The control socket the launcher opened on `controlPath` at the spawn (app/control/early.ts), if it did. */
   readonly earlyControl?: EarlyControl | undefined;
   readonly handlers: ControlHandlers;
   readonly publisher: Publisher;

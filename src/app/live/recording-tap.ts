@@ -3,9 +3,9 @@
  * asynchronously; until it is open, everything is queued so the recording misses nothing.
  */
 import type { Clock } from '../../adapters/clock.js';
-import { formatCommand, pickRecordedEnv } from '../../core/recording.js';
+import { formatCommand, pickRecordedEnv } from '../../core/recordings/recording.js';
 import type { ProcessEvidence } from '../../core/types.js';
-import { createRecorder, type Recorder } from '../recorder.js';
+import { createRecorder, type Recorder } from '../recording/recorder.js';
 import { describeError } from '../session.js';
 
 export interface RecordingTapOptions {

@@ -5,8 +5,8 @@
  * mirror.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
-import type { ControlServer } from '../control-socket.js';
-import type { LaunchedSession } from '../launch.js';
+import type { ControlServer } from '../control/socket.js';
+import type { LaunchedSession } from '../launch/launch.js';
 import type { DetectorSession } from '../session.js';
 import type { MetadataExpiry } from './metadata-expiry.js';
 import type { Publisher } from './publisher.js';

@@ -3,10 +3,10 @@
  * The session is named by its key, a unique key prefix, its session id, or a pid (the agent's
  * or the wrapper's), as `agentwrap status` lists them.
  */
-import { isPidAlive } from '../../app/state-access.js';
-import { resolveStateRoot } from '../../app/state-access.js';
-import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control-socket.js';
-import { readCachedSessionsReport, resolveSession, type ListedSession } from '../../app/session-store.js';
+import { isPidAlive } from '../../app/sessions/state-access.js';
+import { resolveStateRoot } from '../../app/sessions/state-access.js';
+import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control/socket.js';
+import { readCachedSessionsReport, resolveSession, type ListedSession } from '../../app/sessions/store.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 

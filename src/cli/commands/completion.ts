@@ -6,7 +6,7 @@
  */
 import { isPidAlive, resolveOnPath, resolveStateRoot } from '../../app/platform.js';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { readSessionsReport } from '../../app/session-store.js';
+import { readSessionsReport } from '../../app/sessions/store.js';
 import { completionScript, SHELLS, type Shell } from '../completion-scripts.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';

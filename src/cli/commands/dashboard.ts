@@ -1,9 +1,9 @@
 /**
- * `agentwrap dashboard [--port N]`: serves the local web dashboard (cli/dashboard-server.ts)
+ * `agentwrap dashboard [--port N]`: serves the local web dashboard (cli/web/server.ts)
  * on 127.0.0.1 and prints its URL, token included, until Ctrl-C.
  */
 import { resolveStateRoot } from '../../app/platform.js';
-import { startDashboard } from '../dashboard-server.js';
+import { startDashboard } from '../web/server.js';
 import { UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 

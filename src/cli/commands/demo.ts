@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { DEMO_AGENT_PATH } from '../../app/platform.js';
-import type { StateChangeEvent } from '../../app/control-socket.js';
-import { launchWrapped } from '../../app/launch.js';
-import { attachLiveSession, syntheticSessionId } from '../../app/live-session.js';
+import type { StateChangeEvent } from '../../app/control/socket.js';
+import { launchWrapped } from '../../app/launch/launch.js';
+import { attachLiveSession, syntheticSessionId } from '../../app/live/live-session.js';
 import { createVirtualTerminal } from '../../app/virtual-terminal.js';
 import type { AgentState } from '../../core/types.js';
 import { CliError } from '../errors.js';

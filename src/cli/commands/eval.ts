@@ -1,13 +1,13 @@
 /**
  * `agentwrap eval PATH…`: replay every labeled recording under the paths through the live
- * pipeline and score the published states against the labels (core/score.ts has the exact rules).
+ * pipeline and score the published states against the labels (core/recordings/score.ts has the exact rules).
  */
 import { writeFileSync } from 'node:fs';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { findRecordings, packForRecording } from '../../app/recording-files.js';
-import { replayRecording, type ReplayMoment } from '../../app/replay.js';
-import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/score.js';
-import { renderEvalPage, type EvalPageRecording } from '../render-eval-page.js';
+import { findRecordings, packForRecording } from '../../app/recording/files.js';
+import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
+import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/recordings/score.js';
+import { renderEvalPage, type EvalPageRecording } from '../render/eval-page.js';
 import { CliError, UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 import { loadRecordingOrFail } from './replay.js';

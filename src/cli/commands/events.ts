@@ -3,12 +3,12 @@
  * First one line per live session (`from: null`), then every transition of every agentwrap
  * session, including sessions that start later, until Ctrl-C.
  */
-import { isPidAlive } from '../../app/state-access.js';
-import { resolveStateRoot } from '../../app/state-access.js';
-import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control-socket.js';
-import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/session-store.js';
-import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/remote-events.js';
-import { isSafeHost } from '../../app/state-access.js';
+import { isPidAlive } from '../../app/sessions/state-access.js';
+import { resolveStateRoot } from '../../app/sessions/state-access.js';
+import { subscribeControl, type ControlSubscription, type StateChangeEvent } from '../../app/control/socket.js';
+import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/sessions/store.js';
+import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/sessions/remote-events.js';
+import { isSafeHost } from '../../app/sessions/state-access.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 

@@ -3,7 +3,7 @@
  * `launchAndWait` is shared with `run` and is where the session loop attaches.
  */
 import { isHungUpTerminal, resolveExecutable } from '../../app/platform.js';
-import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch.js';
+import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch/launch.js';
 import { LAUNCH_USAGE, parseLaunchArgs, type LaunchRequest } from '../argv.js';
 import { CliError } from '../errors.js';
 

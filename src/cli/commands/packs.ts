@@ -6,8 +6,8 @@
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
 import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
-import { compilePack } from '../../core/pack-compile.js';
-import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/pack-schema.js';
+import { compilePack } from '../../core/packs/compile.js';
+import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';

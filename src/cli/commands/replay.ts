@@ -6,15 +6,15 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { readRecordingFile, packForRecording } from '../../app/recording-files.js';
-import { replayRecording, type ReplayMoment } from '../../app/replay.js';
-import { RecordingFormatError } from '../../core/recording.js';
-import { LabelsFormatError } from '../../core/labels.js';
-import type { PublishedTransition } from '../../core/score.js';
+import { readRecordingFile, packForRecording } from '../../app/recording/files.js';
+import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
+import { RecordingFormatError } from '../../core/recordings/recording.js';
+import { LabelsFormatError } from '../../core/recordings/labels.js';
+import type { PublishedTransition } from '../../core/recordings/score.js';
 import { writeCapture } from '../capture.js';
 import { CliError, UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
-import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render-ticks.js';
+import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render/ticks.js';
 
 const SPEC = {
   name: 'replay',

@@ -1,7 +1,7 @@
 /**
  * `agentwrap report <event> [--session ID] [--json PAYLOAD|-] [--agent A] [--source S] [--seq N]`:
  * what an agent hook or plugin runs to tell its wrapping session that something happened. The
- * session gates the event (core/gating.ts); this command only delivers it.
+ * session gates the event (core/detector/gating.ts); this command only delivers it.
  *
  * A hook must never be slowed or failed by it: no session, an unreachable one, a bad argument —
  * all exit 0 silently (AGENTWRAP_DEBUG=1 says why on stderr). Never exit 2: Claude Code reads a
@@ -80,7 +80,7 @@ export async function main(args: readonly string[]): Promise<number> {
     return 0;
   }
   const { readStdinJson, sendReport } = await import('../report-client.js');
-  const { parsePayload, slimPayload } = await import('../../core/gating.js');
+  const { parsePayload, slimPayload } = await import('../../core/detector/gating.js');
   const payload = slimPayload(parsed.json === '-' ? await readStdinJson() : parsePayload(parsed.json));
   const result = await sendReport(
     env,

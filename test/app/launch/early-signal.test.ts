@@ -7,7 +7,7 @@
  * Without the hold this test file's own worker process dies of the SIGHUP.
  */
 import { describe, expect, it } from 'vitest';
-import { launchWrapped } from '../../../src/app/launch.js';
+import { launchWrapped } from '../../../src/app/launch/launch.js';
 import { FakeTerminal } from '../../helpers/term-fake.js';
 
 /** A terminal whose raw-mode step is where the user's `kill -HUP` lands. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
 import { createNotifier, NOTIFY_MIN_INTERVAL_MS, terminalNotification } from '../../../src/app/live/notifier.js';
-import type { TickLogEntry } from '../../../src/core/tick-log.js';
+import type { TickLogEntry } from '../../../src/core/detector/tick-log.js';
 
 const ENTRY = { decision: { ruleId: 'permission-dialog' } } as unknown as TickLogEntry;
 

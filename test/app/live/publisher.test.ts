@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
 import { Publisher, TITLE_REPUBLISH_MIN_MS } from '../../../src/app/live/publisher.js';
-import type { SessionStore } from '../../../src/app/session-store.js';
-import type { StateChangeEvent } from '../../../src/app/control-socket.js';
-import type { SessionRecord } from '../../../src/core/session-record.js';
-import { initialDetectorState, type DetectorState } from '../../../src/core/tick.js';
-import type { TickLogEntry } from '../../../src/core/tick-log.js';
+import type { SessionStore } from '../../../src/app/sessions/store.js';
+import type { StateChangeEvent } from '../../../src/app/control/socket.js';
+import type { SessionRecord } from '../../../src/core/records/session-record.js';
+import { initialDetectorState, type DetectorState } from '../../../src/core/detector/tick.js';
+import type { TickLogEntry } from '../../../src/core/detector/tick-log.js';
 import type { AgentState } from '../../../src/core/types.js';
 
 const ENTRY = { decision: { ruleId: 'r' } } as unknown as TickLogEntry;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
 import { startRecordingTap } from '../../../src/app/live/recording-tap.js';
-import type { Recorder } from '../../../src/app/recorder.js';
+import type { Recorder } from '../../../src/app/recording/recorder.js';
 
 const OPTIONS = { path: '/tmp/x.cast', withInput: false, cols: 80, rows: 24, command: ['claude'], env: {}, clock: manualClock(0), startMs: 0 };
 

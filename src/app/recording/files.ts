@@ -1,0 +1,96 @@
+/**
+ * Recording files on disk: finding them, reading them with their labels, and choosing the pack
+ * to replay them with. Pure decoding lives in core/recordings/recording.ts and core/recordings/labels.ts.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
+import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
+import type { LoadedPack, PackRegistry } from '../pack-registry.js';
+
+export interface LoadedRecording {
+  readonly path: string;
+  readonly recording: Recording;
+  /** Undefined when there is no `<name>.labels.jsonl` beside the recording. */
+  readonly labels: readonly Label[] | undefined;
+  /** The `agent` of `<name>.meta.json` when the capture lab wrote one. */
+  readonly metaAgent: string | undefined;
+  /**
+   * When the capture lab's driver typed into the agent (seconds; its `driver_events` of type
+   * `typed` and `key`), for recordings made without their input events: replay feeds these as
+   * keystrokes, so a turn starts there as it did live. Empty when the recording has input.
+   */
+  readonly driverInputAtS: readonly number[];
+}
+
+export function readRecordingFile(path: string): LoadedRecording {
+  const recording = decodeRecording(readFileSync(path, 'utf8'), path);
+  const labelsPath = labelsPathFor(path);
+  const labels = existsSync(labelsPath) ? parseLabels(readFileSync(labelsPath, 'utf8'), labelsPath) : undefined;
+  const meta = readMeta(path);
+  const hasInput = recording.events.some((event) => event.kind === 'i');
+  return { path, recording, labels, metaAgent: meta.agent, driverInputAtS: hasInput ? [] : meta.driverInputAtS };
+}
+
+function readMeta(castPath: string): { agent: string | undefined; driverInputAtS: number[] } {
+  const none = { agent: undefined, driverInputAtS: [] };
+  const metaPath = castPath.replace(/\.cast$/, '.meta.json');
+  if (metaPath === castPath || !existsSync(metaPath)) return none;
+  try {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { agent?: unknown; driver_events?: unknown };
+    const events = Array.isArray(meta.driver_events) ? (meta.driver_events as Array<{ t?: unknown; type?: unknown }>) : [];
+    return {
+      agent: typeof meta.agent === 'string' ? meta.agent : undefined,
+      driverInputAtS: events.filter((e) => (e.type === 'typed' || e.type === 'key') && typeof e.t === 'number').map((e) => e.t as number),
+    };
+  } catch {
+    // A broken metadata file only loses the pack hint and the driver's keys; the header and --agent still choose.
+    return none;
+  }
+}
+
+/** `.cast` files under each path (directories searched recursively), sorted, deduplicated. */
+export function findRecordings(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  const walk = (path: string): void => {
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(path).sort()) {
+        if (entry.startsWith('.')) continue;
+        walk(join(path, entry));
+      }
+    } else if (path.endsWith('.cast')) {
+      found.add(path);
+    }
+  };
+  for (const path of paths) walk(path);
+  return [...found].sort();
+}
+
+/**
+ * The pack for a recording: `--agent` if given, else the pack whose `commands` lists the
+ * header's command basename, else the capture lab's metadata agent, else the name of the
+ * folder the recording sits in (`recordings/<agent>/…`).
+ */
+export function packForRecording(
+  registry: PackRegistry,
+  loaded: LoadedRecording,
+  agentOverride: string | undefined,
+): { pack: LoadedPack | undefined; agent: string | undefined; how: string } {
+  if (agentOverride !== undefined) {
+    return { pack: registry.packForAgent(agentOverride), agent: agentOverride, how: '--agent' };
+  }
+  const command = loaded.recording.header.command;
+  const name = command === undefined ? undefined : commandBasename(command);
+  if (name !== undefined) {
+    const pack = registry.packForCommand(name);
+    if (pack !== undefined) return { pack, agent: pack.agent, how: `header command ${name}` };
+  }
+  if (loaded.metaAgent !== undefined) {
+    return { pack: registry.packForAgent(loaded.metaAgent), agent: loaded.metaAgent, how: 'meta.json agent' };
+  }
+  const folder = basename(dirname(loaded.path));
+  const pack = registry.packForAgent(folder);
+  if (pack !== undefined) return { pack, agent: folder, how: `folder ${folder}` };
+  return { pack: undefined, agent: name, how: 'no pack found' };
+}

@@ -1,0 +1,423 @@
+/**
+ * Per-launch reporter integration: for one run of an agent CLI, the extra arguments and
+ * environment that make its own hook/plugin system call `agentwrap report`. Nothing is written
+ * to the user's configuration; the few files needed live in a private temporary directory that
+ * `dispose()` removes after the agent exits. The user's own hooks keep running: Claude Code
+ * merges `--settings` with its other settings sources itself, OpenCode gets no plugin at all,
+ * and a user's own Codex `notify` program is never replaced.
+ *
+ * What each agent gets (and what gating trusts it for: core/detector/gating.ts, docs/reporter.md):
+ * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
+ *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity),
+ *   each writing its payload into a spool that agentwrap delivers (hook-spool.ts);
+ * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
+ * - opencode: nothing (a server of ours would delay its first screen, a plugin would install
+ *   @opencode-ai/plugin into the user's config directory first); when the user starts its
+ *   server (`--port N`), agentwrap follows that server's `/event` stream (opencode-events.ts:
+ *   full-lifecycle, authoritative below screen blockers).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { CLI_MAIN_PATH } from '../../adapters/paths.js';
+import type { Following } from './opencode-events.js';
+import { followSpool, type SpoolFollowing, type SpooledReport } from './hook-spool.js';
+// The control client and OpenCode's event stream are loaded by the one plan that needs them
+// (await import below): a plan is made before the agent is spawned, and module loading for
+// every launch was time its first byte waited for.
+
+/** The Claude Code hook events agentwrap listens to, each run async (never delays the agent). */
+export const CLAUDE_HOOK_EVENTS: readonly string[] = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PermissionRequest',
+  'Notification',
+  'Elicitation',
+  'Stop',
+  'SessionEnd',
+];
+
+/** Seconds Claude Code allows one of our hooks (they take well under one; async anyway). */
+const CLAUDE_HOOK_TIMEOUT_S = 5;
+
+/** Claude Code subcommands that are not an interactive session: no hooks for them. */
+const CLAUDE_SUBCOMMANDS: readonly string[] = ['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'setup-token', 'plugin', 'plugins', 'migrate-installer', 'auth', 'login', 'logout'];
+
+/** Codex subcommands without a turn to report (resume/fork/exec do have turns and keep the hook). */
+const CODEX_SUBCOMMANDS: readonly string[] = [
+  'login', 'logout', 'mcp', 'mcp-server', 'plugin', 'app-server', 'remote-control', 'completion', 'update', 'doctor', 'sandbox',
+  'debug', 'apply', 'a', 'cloud', 'exec-server', 'features', 'help', 'archive', 'delete', 'unarchive', 'migrate-rollouts', 'migrate-nfs-db', 'queue',
+];
+
+/** The agents planHooks adds a reporter for. */
+const HOOKED_AGENTS: readonly string[] = ['claude', 'codex', 'opencode'];
+
+const HELP_OR_VERSION: readonly string[] = ['-h', '--help', '-v', '-V', '--version', 'help'];
+
+export interface HookPlanInput {
+  /** The agent as agentwrap knows it: `--pack` if given, else the command's basename. */
+  readonly agent: string;
+  /**
+   * The program run (`agentwrap run --pack claude -- sh …` runs `sh`): hooks are the agent's own
+   * command-line flags, so they go only to the agent's own command. Absent: taken to be the agent.
+   */
+  readonly command?: string;
+  /** The agent's arguments as the user typed them. */
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  /** How a hook runs agentwrap; default: this node binary and this installation's main.js. */
+  readonly reportCommand?: readonly string[];
+  /** Where the private temporary directory goes; default os.tmpdir(). */
+  readonly tmpRoot?: string;
+}
+
+export interface HookPlan {
+  readonly agent: string;
+  /** True when a reporter was added for this run. */
+  readonly installed: boolean;
+  /** The arguments to launch the agent with (the user's, with ours merged in). */
+  readonly args: readonly string[];
+  /** Extra environment for the agent. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The agent events that report (for explain and docs). */
+  readonly events: readonly string[];
+  /** Why nothing was installed, or what was merged; undefined when there is nothing to say. */
+  readonly note: string | undefined;
+  /**
+   * When no reporter was added: what `status explain` says about that for the whole session
+   * (undefined: the agent has no reporter to add, nothing to explain).
+   */
+  readonly absence?: string;
+  /**
+   * Starts what listens from agentwrap's side (OpenCode's event stream) once the session's
+   * control socket path is known; a no-op for reporters that run inside the agent. Never throws.
+   */
+  start(session: ReporterSession): void;
+  /** Stops listening and removes the temporary files; call after the agent exited. Never throws. */
+  dispose(): void;
+}
+
+export interface ReporterSession {
+  /** The session's control socket, where reports go; undefined when it has none (nothing to report to). */
+  readonly controlPath: string | undefined;
+  /** Where a reporter failure is said (never on the agent's screen). */
+  readonly warn: (message: string) => void;
+}
+
+/** The command a hook runs: this node and this installation's CLI entry, absolute, so PATH does not matter. */
+export function defaultReportCommand(): string[] {
+  return [process.execPath, CLI_MAIN_PATH];
+}
+
+/** POSIX shell single-quoting. */
+export function shellQuote(word: string): string {
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function nothing(agent: string, args: readonly string[], note: string | undefined): HookPlan {
+  return { agent, installed: false, args, env: {}, events: [], note, start: () => undefined, dispose: () => undefined };
+}
+
+function privateDir(root: string): { readonly dir: string; readonly dispose: () => void } {
+  const dir = mkdtempSync(join(root, 'agentwrap-hooks-'));
+  return {
+    dir,
+    dispose: () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch (error) {
+        // A temp dir we cannot remove is left for the OS to clean; the session is over anyway.
+        void error;
+      }
+    },
+  };
+}
+
+/**
+ * What to add to one launch so the agent reports to its session. Unknown agents, subcommands,
+ * and configurations agentwrap cannot merge safely get nothing (with a note saying why).
+ */
+export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
+  const agent = basename(input.agent);
+  const first = input.args[0];
+  if (first !== undefined && HELP_OR_VERSION.includes(first)) return nothing(agent, input.args, undefined);
+  const program = input.command === undefined ? agent : basename(input.command);
+  if (program !== agent && HOOKED_AGENTS.includes(agent)) {
+    return nothing(agent, input.args, `no reporter hooks: ${program} is not ${agent}'s own command, so ${agent}'s hook flags would reach the wrong program`);
+  }
+  const command = input.reportCommand ?? defaultReportCommand();
+  const root = input.tmpRoot ?? tmpdir();
+  try {
+    switch (agent) {
+      case 'claude':
+        return planClaude(input, root);
+      case 'codex':
+        return await planCodex(input, command);
+      case 'opencode':
+        return await planOpenCode(input);
+      default:
+        return nothing(agent, input.args, undefined);
+    }
+  } catch (error) {
+    return nothing(agent, input.args, `no reporter hooks for ${agent}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// ── Claude Code ────────────────────────────────────────────────────────────────────────────
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The shell line of one Claude hook: the payload on its stdin written into the launch's report
+ * spool (hook-spool.ts), with the shell alone, and nothing else. Claude Code 2.1.332 does not
+ * draw its answer to Enter (UserPromptSubmit) or its permission dialog (PermissionRequest) until
+ * the hook process ends, `async: true` or not, so the hook must end at once: `cat` and `mv`
+ * take a few milliseconds where starting Node took 100-170 ms of CPU (400-650 ms of waiting on
+ * a loaded 2-core machine). Nothing on stdout (Claude Code adds a SessionStart or
+ * UserPromptSubmit hook's output to the conversation), nothing on stderr, and exit 0 whatever
+ * happens (exit 2 would block the action).
+ */
+export function claudeHookLine(spoolDir: string, event: string): string {
+  const file = `${shellQuote(spoolDir)}/$$.${event}`;
+  return `{ cat > ${file}.part && mv -f ${file}.part ${file}.json; } >/dev/null 2>&1; exit 0`;
+}
+
+/** The hooks block agentwrap adds: one async command hook per event, spooling the payload on stdin. */
+export function claudeHooks(spoolDir: string): Json {
+  const hooks: Json = {};
+  for (const event of CLAUDE_HOOK_EVENTS) {
+    hooks[event] = [{ hooks: [{ type: 'command', command: claudeHookLine(spoolDir, event), async: true, timeout: CLAUDE_HOOK_TIMEOUT_S }] }];
+  }
+  return hooks;
+}
+
+/** The user's settings with agentwrap's hooks appended to each event's list (theirs first). */
+export function mergeClaudeSettings(user: Json, ours: Json): Json {
+  const userHooks = isObject(user['hooks']) ? user['hooks'] : {};
+  const hooks: Json = { ...userHooks };
+  for (const [event, groups] of Object.entries(ours)) {
+    const existing = hooks[event];
+    hooks[event] = [...(Array.isArray(existing) ? existing : []), ...(Array.isArray(groups) ? groups : [])];
+  }
+  return { ...user, hooks };
+}
+
+/** One spooled Claude hook report to the session, as `agentwrap report <event> --source claude-hooks --json -` sends it. */
+async function deliverSpooled(controlPath: string, report: SpooledReport): Promise<unknown> {
+  const [{ requestControl }, { parsePayload, slimPayload }] = await Promise.all([import('../control/client.js'), import('../../core/detector/gating.js')]);
+  const slim = slimPayload(parsePayload(report.text));
+  const params = { event: report.event, agent: 'claude', source: 'claude-hooks', seq: report.writtenAtMs, sentAtMs: report.writtenAtMs, ...(slim === undefined ? {} : { payload: slim }) };
+  return requestControl(controlPath, { method: 'report', params }, CLAUDE_REPORT_TIMEOUT_MS);
+}
+
+/** One spooled report's round trip to the session's socket, at most (as for `agentwrap report`). */
+const CLAUDE_REPORT_TIMEOUT_MS = 300;
+
+function planClaude(input: HookPlanInput, root: string): HookPlan {
+  const first = input.args[0];
+  if (first !== undefined && CLAUDE_SUBCOMMANDS.includes(first)) return nothing('claude', input.args, undefined);
+  // A --settings of the user's own: merge ours into it and pass the merged file in its place.
+  const args = [...input.args];
+  let userSettings: Json = {};
+  let at = -1;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') break;
+    if (arg === '--settings' || arg.startsWith('--settings=')) at = i;
+  }
+  if (at !== -1) {
+    const arg = args[at] ?? '';
+    const value = arg === '--settings' ? args[at + 1] : arg.slice('--settings='.length);
+    if (value === undefined) return nothing('claude', input.args, undefined);
+    const text = value.trimStart().startsWith('{') ? value : readFileSync(value, 'utf8');
+    const parsed: unknown = JSON.parse(text);
+    if (!isObject(parsed)) return nothing('claude', input.args, 'no reporter hooks for claude: --settings is not a JSON object');
+    userSettings = parsed;
+    args.splice(at, arg === '--settings' ? 2 : 1);
+  }
+  const temp = privateDir(root);
+  const file = join(temp.dir, 'claude-settings.json');
+  const spoolDir = join(temp.dir, 'reports');
+  mkdirSync(spoolDir, { mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(mergeClaudeSettings(userSettings, claudeHooks(spoolDir)), null, 2)}\n`, { mode: 0o600 });
+  let following: SpoolFollowing | undefined;
+  return {
+    agent: 'claude',
+    installed: true,
+    args: ['--settings', file, ...args],
+    env: {},
+    events: CLAUDE_HOOK_EVENTS,
+    note: at === -1 ? undefined : 'claude: your --settings was merged with agentwrap\'s hooks',
+    start: ({ controlPath, warn }) => {
+      if (controlPath === undefined) return;
+      following = followSpool(spoolDir, (report) => deliverSpooled(controlPath, report), warn);
+    },
+    dispose: () => {
+      following?.stop();
+      temp.dispose();
+    },
+  };
+}
+
+// ── Codex ──────────────────────────────────────────────────────────────────────────────────
+
+/** A TOML array of basic strings (JSON string escapes are valid TOML basic-string escapes). */
+function tomlArray(words: readonly string[]): string {
+  return `[${words.map((word) => JSON.stringify(word)).join(',')}]`;
+}
+
+/** A line of a TOML file that may set a key `notify` (bare or quoted), wherever it is. */
+const MAY_SET_NOTIFY = /^[ \t]*(?:notify|"notify"|'notify')[ \t]*=/m;
+
+/** Whether the user's Codex config sets `notify` (then theirs stays, and agentwrap adds none). */
+export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = homedir()): Promise<boolean> {
+  const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
+  let text: string;
+  try {
+    text = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+  } catch (error) {
+    // No config file (or unreadable): there is no notify of the user's to keep.
+    void error;
+    return false;
+  }
+  // No line that could set it: no notify, without loading the TOML parser (~15 ms of CPU
+  // before the spawn, the time Codex's first screen waited for it: a Codex home usually has a
+  // config.toml, for its model and provider). A `notify` inside a table is ruled out by the parse.
+  if (!MAY_SET_NOTIFY.test(text)) return false;
+  try {
+    const { parse } = await import('smol-toml');
+    return parse(text)['notify'] !== undefined;
+  } catch (error) {
+    // Codex itself will complain about a broken config; assume a notify may be in it and keep out.
+    void error;
+    return true;
+  }
+}
+
+async function planCodex(input: HookPlanInput, command: readonly string[]): Promise<HookPlan> {
+  const first = input.args[0];
+  if (first !== undefined && CODEX_SUBCOMMANDS.includes(first)) return nothing('codex', input.args, undefined);
+  const overridesNotify = input.args.some((arg, i) => /^notify\s*=/.test(arg) && (input.args[i - 1] === '-c' || input.args[i - 1] === '--config'));
+  if (overridesNotify || (await codexUserNotify(input.env))) {
+    return nothing('codex', input.args, 'codex: your own notify program is configured; agentwrap adds no notify (Codex runs only one)');
+  }
+  // Codex appends the event JSON as the last argument, which lands after --json.
+  const notify = [...command, 'report', 'notify', '--agent', 'codex', '--source', 'codex-notify', '--json'];
+  return {
+    agent: 'codex',
+    installed: true,
+    args: ['-c', `notify=${tomlArray(notify)}`, ...input.args],
+    env: {},
+    events: ['notify (agent-turn-complete)'],
+    note: undefined,
+    start: () => undefined,
+    dispose: () => undefined,
+  };
+}
+
+// ── OpenCode ───────────────────────────────────────────────────────────────────────────────
+
+/** OpenCode's subcommands (1.18): only the default command, the TUI, gets a reporter. */
+const OPENCODE_SUBCOMMANDS: readonly string[] = [
+  'completion', 'acp', 'mcp', 'attach', 'run', 'debug', 'providers', 'auth', 'agent', 'upgrade', 'uninstall', 'serve', 'web', 'models',
+  'stats', 'export', 'import', 'github', 'pr', 'session', 'plugin', 'plug', 'db',
+];
+
+/** TUI options that take a value (so the value is not read as a subcommand or project). */
+const OPENCODE_VALUE_OPTIONS: readonly string[] = ['--log-level', '--port', '--hostname', '--mdns-domain', '--cors', '-m', '--model', '-s', '--session', '--prompt', '--agent', '--replay-limit'];
+
+/** OpenCode's minimal interface, which has no server to follow. */
+const OPENCODE_NO_SERVER_OPTIONS: readonly string[] = ['--mini'];
+
+/** Where the server the user asked OpenCode for listens, as agentwrap connects to it. */
+export interface OpenCodeServer {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Hostnames that mean "this machine" for a connection (a wildcard bind is reached on loopback). */
+const LOOPBACK_FOR: readonly string[] = ['127.0.0.1', 'localhost', '0.0.0.0', '::', '[::]', '::1', '[::1]'];
+
+/**
+ * The server the user's own arguments start (`--port N`, N > 0, on loopback or a wildcard), or
+ * a reason there is none to follow: a subcommand or `--mini` ('' : nothing to say), no `--port`
+ * (undefined reason: the default, said in docs/reporter.md), a random port (`--port 0`) or a
+ * host elsewhere (said at exit).
+ */
+export function usersOpenCodeServer(args: readonly string[]): OpenCodeServer | { readonly reason: string | undefined } {
+  let port: number | undefined;
+  let host = '127.0.0.1';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const [option = arg, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (OPENCODE_NO_SERVER_OPTIONS.includes(option)) return { reason: '' };
+    if (arg.startsWith('-')) {
+      const value = inline ?? (OPENCODE_VALUE_OPTIONS.includes(option) ? args[++i] : undefined);
+      if (option === '--port') port = Number(value);
+      if (option === '--hostname' && value !== undefined) host = value;
+      continue;
+    }
+    // The first positional: a subcommand (no TUI, nothing to report) or the project folder.
+    if (OPENCODE_SUBCOMMANDS.includes(arg)) return { reason: '' };
+    break;
+  }
+  if (port === undefined) return { reason: undefined };
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return { reason: 'opencode: its server has no fixed --port, so agentwrap follows no event stream (its state comes from the screen only)' };
+  if (!LOOPBACK_FOR.includes(host)) return { reason: `opencode: its server listens on ${host}, not on this machine's loopback, so agentwrap follows no event stream (its state comes from the screen only)` };
+  return { host: '127.0.0.1', port };
+}
+
+/** One report's round trip to the session's socket, at most (as for `agentwrap report`). */
+const OPENCODE_REPORT_TIMEOUT_MS = 300;
+
+/** The Basic credentials OpenCode's server checks (OPENCODE_SERVER_USERNAME defaults to "opencode"). */
+export function basicAuthorization(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+/** What `status explain` says of an OpenCode session without the event stream. */
+export const OPENCODE_ABSENCE =
+  "none: agentwrap starts no OpenCode server (it would hold OpenCode's first screen until its worker loads), so its state comes from the screen; start OpenCode with --port N and agentwrap follows that server's events";
+
+/**
+ * OpenCode: nothing is added. A server of agentwrap's (`--port`) would hold OpenCode's first
+ * screen until its worker has loaded (OpenCode 1.18 starts the server before it draws: +2.6 s
+ * in a quiet tmux pane, +5 to +15 s on a loaded machine, measured in docs/reporter.md), and a
+ * plugin holds it for a network install. When the user starts OpenCode's server themselves
+ * (`--port N`), agentwrap follows that server's `/event` stream, with their
+ * OPENCODE_SERVER_PASSWORD if they set one.
+ */
+async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
+  const server = usersOpenCodeServer(input.args);
+  if ('reason' in server) return { ...nothing('opencode', input.args, server.reason === '' ? undefined : server.reason), absence: OPENCODE_ABSENCE };
+  const [{ followOpenCodeEvents, OPENCODE_LIFECYCLE_EVENTS, OPENCODE_STREAM_EVENTS }, { requestControl }] = await Promise.all([
+    import('./opencode-events.js'),
+    import('../control/client.js'),
+  ]);
+  const password = input.env['OPENCODE_SERVER_PASSWORD'];
+  const username = input.env['OPENCODE_SERVER_USERNAME'] ?? 'opencode';
+  const url = `http://${server.host}:${server.port}`;
+  let following: Following | undefined;
+  return {
+    agent: 'opencode',
+    installed: true,
+    args: input.args,
+    env: {},
+    events: [...OPENCODE_LIFECYCLE_EVENTS, ...OPENCODE_STREAM_EVENTS],
+    note: undefined,
+    start: ({ controlPath, warn }) => {
+      if (controlPath === undefined || following !== undefined) return;
+      following = followOpenCodeEvents({
+        url,
+        ...(password === undefined || password === '' ? {} : { authorization: basicAuthorization(username, password) }),
+        deliver: (params) => requestControl(controlPath, { method: 'report', params }, OPENCODE_REPORT_TIMEOUT_MS),
+        warn,
+      });
+    },
+    dispose: () => following?.stop(),
+  };
+}

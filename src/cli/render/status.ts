@@ -1,0 +1,203 @@
+/**
+ * Pure rendering for `agentwrap status`: text lines, the `--json` document and the tmux
+ * string. Every string that came from a file is passed through `sanitizeTitle` before it
+ * reaches a terminal: records are written by other programs, and a title or a cwd holding an
+ * escape sequence must not be able to drive the reader's terminal.
+ */
+import { sanitizeTitle } from '../../core/records/session-record.js';
+import { rollUp } from '../../core/detector/session-state.js';
+import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
+import type { ListedSession } from '../../app/sessions/store.js';
+import type { HostedSession, HostHealth } from '../../app/sessions/remote-status.js';
+
+export interface StatusView {
+  /** Unix ms the view was read at. */
+  readonly nowMs: number;
+  readonly root: string;
+  /** This machine's sessions, and other machines' (`--host`) marked with their host. */
+  readonly sessions: readonly HostedSession[];
+  readonly warnings: readonly string[];
+  /** Every state directory read, when `--state-dir` named more than the one root. */
+  readonly roots?: readonly string[];
+  /** The machines asked with `--host`, reachable or not. */
+  readonly hosts?: readonly HostHealth[];
+}
+
+/** `--json` output, shape version 1 (docs/publishing.md). Additive changes only. */
+export interface StatusJson {
+  readonly version: 1;
+  readonly now: number;
+  readonly root: string;
+  readonly rollup: AgentState | null;
+  readonly counts: Readonly<Record<AgentState, number>>;
+  readonly warnings: readonly string[];
+  readonly sessions: readonly StatusJsonSession[];
+  /** Present with `--state-dir`: every directory read. */
+  readonly roots?: readonly string[];
+  /** Present with `--host`: each machine asked and whether it answered. */
+  readonly hosts?: readonly HostHealth[];
+}
+
+export interface StatusJsonSession {
+  readonly key: string;
+  /** True for agentwrap's own records (they carry `state`); false for other writers'. */
+  readonly agentwrap: boolean;
+  readonly state: AgentState | null;
+  readonly state_age_ms: number | null;
+  /** The record as read (validated; unknown fields dropped). */
+  readonly record: ListedSession['record'];
+  /** Present for a session on another machine (`--host`): that host, as given. */
+  readonly host?: string;
+}
+
+type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
+
+function isOwn(session: ListedSession): session is OwnSession {
+  return session.kind === 'agentwrap';
+}
+
+/** agentwrap's sessions most urgent first, then other writers', each by key. */
+export function sortSessions<T extends ListedSession>(sessions: readonly T[]): T[] {
+  const rank = (s: ListedSession): number => (isOwn(s) ? ROLLUP_ORDER.indexOf(s.record.state) : ROLLUP_ORDER.length);
+  const name = (s: T): string => ('host' in s && typeof s.host === 'string' ? `${s.host}:${s.key}` : s.key);
+  return [...sessions].sort((a, b) => rank(a) - rank(b) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+}
+
+export function countStates(sessions: readonly ListedSession[]): Record<AgentState, number> {
+  const counts: Record<AgentState, number> = { blocked: 0, done: 0, working: 0, idle: 0, unknown: 0 };
+  for (const session of sessions) if (isOwn(session)) counts[session.record.state] += 1;
+  return counts;
+}
+
+/** The most urgent state of agentwrap's own sessions; undefined when there are none. */
+export function rollUpSessions(sessions: readonly ListedSession[]): AgentState | undefined {
+  const states = sessions.filter(isOwn).map((s) => s.record.state);
+  return states.length === 0 ? undefined : rollUp(states);
+}
+
+export function statusJson(view: StatusView): StatusJson {
+  return {
+    version: 1,
+    now: view.nowMs,
+    root: view.root,
+    rollup: rollUpSessions(view.sessions) ?? null,
+    counts: countStates(view.sessions),
+    warnings: view.warnings,
+    sessions: sortSessions(view.sessions).map((session: HostedSession) => ({
+      key: session.key,
+      agentwrap: isOwn(session),
+      state: isOwn(session) ? session.record.state : null,
+      state_age_ms: isOwn(session) ? Math.max(0, view.nowMs - session.record.state_since) : null,
+      record: session.record,
+      ...(session.host === undefined ? {} : { host: session.host }),
+    })),
+    ...(view.roots === undefined ? {} : { roots: view.roots }),
+    ...(view.hosts === undefined ? {} : { hosts: view.hosts }),
+  };
+}
+
+/** `850ms`→`0s`, `12s`, `3m`, `2h`, `4d`: one unit, short enough for a status column. */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** `~/x` for paths under the home directory. */
+export function shortenPath(path: string, home: string | undefined): string {
+  if (home === undefined || home === '' || home === '/') return path;
+  if (path === home) return '~';
+  return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+// Made on first use: a Segmenter loads ICU's break rules (~11 ms), which `status --json` never needs.
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = {
+  segment: (text: string): Intl.Segments => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text),
+};
+
+/** Cuts to `width` graphemes (one cell each, an approximation for wide characters), ending in `…` when cut. */
+export function fitWidth(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const parts = [...graphemes.segment(text)].map((s) => s.segment);
+  if (parts.length <= width) return text;
+  return `${parts.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+function pad(text: string, width: number): string {
+  const cut = fitWidth(text, width);
+  const length = [...graphemes.segment(cut)].length;
+  return cut + ' '.repeat(Math.max(0, width - length));
+}
+
+/** Displayable form of a string from a file: sanitized, bounded, never empty. */
+function clean(text: string | undefined, max = 256): string {
+  const safe = text === undefined ? '' : sanitizeTitle(text, max);
+  return safe === '' ? '-' : safe;
+}
+
+export interface TextOptions {
+  readonly home?: string | undefined;
+  /** Terminal width; lines are cut to it (so `--watch` never wraps). Unbounded when undefined. */
+  readonly width?: number | undefined;
+}
+
+/** One line per session, a header, then the roll-up line. */
+export function renderStatusText(view: StatusView, options: TextOptions = {}): string[] {
+  const sessions = sortSessions(view.sessions);
+  const lines: string[] = [];
+  if (sessions.length === 0) {
+    lines.push(`no live agent sessions (${clean(view.root)})`);
+  } else {
+    lines.push(`${pad('STATE', 8)} ${pad('FOR', 4)} ${pad('AGENT', 10)} ${pad('SESSION', 22)} ${pad('CWD', 24)} TITLE / DETAILS`);
+    for (const session of sessions) lines.push(sessionLine(session, view.nowMs, options.home));
+    const counts = countStates(sessions);
+    const parts = ROLLUP_ORDER.filter((state) => counts[state] > 0).map((state) => `${counts[state]} ${state}`);
+    const others = sessions.length - sessions.filter(isOwn).length;
+    if (others > 0) parts.push(`${others} from other tools`);
+    const rollup = rollUpSessions(sessions);
+    lines.push(`rollup: ${rollup ?? '-'} (${parts.join(', ')})`);
+  }
+  for (const host of view.hosts ?? []) {
+    if (!host.reachable) lines.push(`host ${clean(host.host, 128)}: unreachable${host.error === undefined ? '' : ` (${clean(host.error)})`}`);
+  }
+  return options.width === undefined ? lines : lines.map((line) => fitWidth(line, options.width ?? line.length));
+}
+
+function sessionLine(session: HostedSession, nowMs: number, home: string | undefined): string {
+  // A remote cwd is not under this machine's home directory, whatever it looks like.
+  const cwd = clean(session.record.cwd === undefined ? undefined : shortenPath(session.record.cwd, session.host === undefined ? home : undefined));
+  const key = clean(session.host === undefined ? session.key : `${session.host}:${session.key}`, 128);
+  const agent = clean(session.record.source_cli, 64);
+  if (isOwn(session)) {
+    const { record } = session;
+    // Reported display metadata (`agentwrap report-metadata`) follows the title, as key=value.
+    const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
+    const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
+    return `${pad(record.state, 8)} ${pad(formatAge(nowMs - record.state_since), 4)} ${pad(agent, 10)} ${pad(key, 22)} ${pad(cwd, 24)} ${title}`.trimEnd();
+  }
+  const { record } = session;
+  const details = [`model ${clean(record.model, 64)}`];
+  if (record.effort !== undefined) details.push(`effort ${clean(record.effort, 32)}`);
+  details.push(`by ${clean(record.written_by, 64)}`);
+  return `${pad('-', 8)} ${pad('-', 4)} ${pad(agent, 10)} ${pad(key, 22)} ${pad(cwd, 24)} ${details.join(', ')}`;
+}
+
+/** tmux colours per state (status-right format codes). */
+const TMUX_STYLE: Readonly<Record<AgentState, string>> = {
+  blocked: 'fg=red,bold',
+  done: 'fg=green',
+  working: 'fg=yellow',
+  idle: 'fg=colour244',
+  unknown: 'fg=colour240',
+};
+
+/** Compact counts for tmux `status-right`, most urgent first; empty when no agentwrap session runs. */
+export function renderTmux(view: StatusView): string {
+  const counts = countStates(view.sessions);
+  return ROLLUP_ORDER.filter((state) => counts[state] > 0)
+    .map((state) => `#[${TMUX_STYLE[state]}]${counts[state]} ${state}#[default]`)
+    .join(' ');
+}

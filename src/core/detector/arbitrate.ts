@@ -1,0 +1,424 @@
+/**
+ * Pure arbitration: one tick's evidence (snapshot + pack verdict) → one raw state with its
+ * confidence, the winning evidence, the rule id and notes. It never smooths over time — that is
+ * debounce.ts — and it never reads a clock: `nowMs` is an argument. The order of the steps is
+ * ARBITRATION_ORDER below, the single place where it is written down.
+ */
+import { viewClaims, type ClaimView } from './gating.js';
+import { CPU_BUSY_RATE, ATTENTION_EDGE_MAX_AGE_MS, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
+import type {
+  Confidence,
+  EvidenceSnapshot,
+  PackVerdict,
+  ProcessEvidence,
+  RawState,
+  RuleMatch,
+  RuleState,
+} from '../types.js';
+
+/** Which kind of evidence decided. Matches the `winner` field of the session record. */
+export type EvidenceKind =
+  | 'process-exit'
+  | 'freeze'
+  | 'screen-rule'
+  | 'osc-title'
+  | 'osc-progress'
+  | 'shell-mark'
+  | 'process'
+  | 'reporter'
+  | 'none';
+
+/** The arbitration steps, in order; every Decision names the step that returned it. */
+export type ArbitrationStep =
+  | 'process-exit'
+  | 'strong-blocker'
+  | 'reported-state'
+  | 'freeze'
+  | 'strong-working'
+  | 'title-spinner'
+  | 'reported-blocked'
+  | 'strong-idle'
+  | 'shell-mark'
+  | 'progress-working'
+  | 'weak-blocker-with-attention'
+  | 'physics-working'
+  | 'weak-idle'
+  | 'nothing';
+
+/**
+ * The order of arbitration with the reason for each position. arbitrate() follows it step by
+ * step (a test checks the two agree) and docs/detector.md renders it as a table.
+ */
+export const ARBITRATION_ORDER: readonly { readonly step: ArbitrationStep; readonly reason: string }[] = [
+  {
+    step: 'process-exit',
+    reason:
+      'An exited (or zombie) agent has nothing current on screen; publish a final idle at once (strong) so the record ends as done/idle instead of decaying through holds.',
+  },
+  {
+    step: 'strong-blocker',
+    reason:
+      'A visible blocker outranks every working signal, whatever its source (screen rule, osc_title or osc_progress region) and whatever its priority against other matches: missing a prompt costs the operator most.',
+  },
+  {
+    step: 'reported-state',
+    reason:
+      'A live claim of an authoritative reporter (a full-lifecycle plugin such as OpenCode\'s, or the reporter of an agent without a pack): the agent\'s own state machine, so it authors blocked, working or idle below a visible screen blocker and above the pack\'s working/idle reading.',
+  },
+  {
+    step: 'freeze',
+    reason:
+      'A freeze rule says the screen is in flux (a redraw, a transcript view); hold the previous state rather than read it. It sits below blockers so a frozen screen can never hide a dialog.',
+  },
+  {
+    step: 'strong-working',
+    reason: 'A strong working rule (spinner line, "esc to interrupt") is a positive, current signal drawn on the live viewport.',
+  },
+  {
+    step: 'title-spinner',
+    reason:
+      'A title spinner that changed within TITLE_SPINNER_AUTHORITY_MS is animating now; it outranks a strong idle screen because agents keep drawing the idle prompt box while they work. A spinner that stopped changing loses authority.',
+  },
+  {
+    step: 'reported-blocked',
+    reason:
+      'A live blocked claim of a blocker-grade reporter (a Claude Code PermissionRequest, a Codex approval): unanswered (no keystroke since) and younger than REPORT_CLAIM_TTL_MS. It outranks a drawn idle prompt (the pack may have missed a new dialog) but not live working evidence on screen; stop/idle events of these sources never author state.',
+  },
+  {
+    step: 'strong-idle',
+    reason: 'A drawn idle prompt with no working signal above it: strong idle (still held briefly by debounce).',
+  },
+  {
+    step: 'shell-mark',
+    reason:
+      'OSC 133 marks describe a shell\'s own state machine (C = command running, A/B/D = at the prompt); agents rarely emit them, so they rank below the pack but above bare OSC progress.',
+  },
+  {
+    step: 'progress-working',
+    reason:
+      'OSC 9;4 state 1 (normal) or 3 (indeterminate) means in progress. It ranks below a drawn idle prompt because progress bars are left behind (the "stuck on working" complaint).',
+  },
+  {
+    step: 'weak-blocker-with-attention',
+    reason:
+      'A weak blocked match (prompt-like prose) authors blocked only when corroborated by an unanswered BEL or notification: prose alone must never read as a prompt.',
+  },
+  {
+    step: 'physics-working',
+    reason:
+      'Tree CPU at or above CPU_BUSY_RATE, or a child owning the terminal foreground, is weak working (debounce confirms it before it replaces idle). Live children alone do not count: MCP servers live all session.',
+  },
+  {
+    step: 'weak-idle',
+    reason:
+      'OSC 9;4 state 0, an idle title glyph, or a weak idle rule on a quiet CPU: weak idle, which debounce holds for IDLE_HOLD_WEAK_MS so a tool-call gap does not fire a false done.',
+  },
+  {
+    step: 'nothing',
+    reason: 'No evidence means unknown, never a default idle.',
+  },
+];
+
+export type NoteCode =
+  | 'process-exited'
+  | 'agent-zombie'
+  | 'blocker-outranks-working'
+  | 'freeze-held'
+  | 'title-spinner-live'
+  | 'title-spinner-stale'
+  | 'title-idle-glyph'
+  | 'progress-working'
+  | 'progress-cleared'
+  | 'progress-ambiguous'
+  | 'progress-negative-value'
+  | 'weak-match-ignored'
+  | 'weak-match-corroborated'
+  | 'attention-edge'
+  | 'process-unsampled'
+  | 'cpu-first-sample'
+  | 'cpu-busy'
+  | 'agent-stopped'
+  | 'child-in-foreground'
+  | 'nothing-matched'
+  | 'report-claim'
+  | 'report-outranked'
+  | 'report-answered'
+  | 'report-expired';
+
+export interface Note {
+  readonly code: NoteCode;
+  readonly detail?: string;
+}
+
+/** The outcome of one arbitration. Explain renders it as is; nothing is re-derived later. */
+export interface Decision {
+  readonly raw: RawState;
+  readonly confidence: Confidence;
+  readonly winner: EvidenceKind;
+  readonly step: ArbitrationStep;
+  readonly ruleId: string | undefined;
+  readonly notes: readonly Note[];
+  /** Process exit: debounce publishes at once and nothing holds it back. */
+  readonly isFinal: boolean;
+  /** Tree CPU at or above CPU_BUSY_RATE; undefined when /proc gave no rate (absent ≠ quiet). */
+  readonly isCpuBusy: boolean | undefined;
+  /** The reporter source whose claim decided (winner `reporter`); absent otherwise. */
+  readonly reportSource?: string;
+  /** The winning rule's `reason` (e.g. "api-error"), when it declares one. */
+  readonly reason?: string;
+  /** The winning rule's own idle hold (`idle_hold_ms`), when a strong idle rule declares one. */
+  readonly idleHoldMs?: number;
+}
+
+/** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
+export function isSpinnerTitle(text: string): boolean {
+  const first = text.trimStart().codePointAt(0);
+  if (first === undefined) return false;
+  return (first >= 0x2800 && first <= 0x28ff) || (first >= 0x25d0 && first <= 0x25d3);
+}
+
+/**
+ * Title prefixes that agents show while idle. `✳` is Claude Code's settled spinner. Weak only:
+ * a title says nothing about a dialog on screen, and agent-specific titles belong in packs.
+ */
+const IDLE_TITLE_GLYPHS: readonly string[] = ['✳'];
+
+export function isIdleTitle(text: string): boolean {
+  const trimmed = text.trimStart();
+  return IDLE_TITLE_GLYPHS.some((glyph) => trimmed.startsWith(glyph));
+}
+
+/** Which evidence kind a rule match counts as, by the region it read. */
+export function evidenceKindOfMatch(match: RuleMatch): EvidenceKind {
+  if (match.region === 'osc_title') return 'osc-title';
+  if (match.region === 'osc_progress') return 'osc-progress';
+  return 'screen-rule';
+}
+
+function firstMatch(verdict: PackVerdict | undefined, state: RuleState, strength: 'strong' | 'weak'): RuleMatch | undefined {
+  return verdict?.matches.find((match) => match.state === state && match.strength === strength);
+}
+
+/** CPU busy per the sample; undefined when absent (no /proc) or the first sample (no rate yet). */
+function cpuBusy(proc: ProcessEvidence): boolean | undefined {
+  if (!proc.sampled || proc.cpuRate === undefined) return undefined;
+  return proc.cpuRate >= CPU_BUSY_RATE;
+}
+
+export function arbitrate(
+  snapshot: EvidenceSnapshot,
+  verdict: PackVerdict | undefined,
+  previous: RawState,
+  nowMs: number,
+): Decision {
+  const notes: Note[] = [];
+  const proc = snapshot.process;
+  const isCpuBusy = cpuBusy(proc);
+  // Reporter claims: live ones compete below; the others are noted so explain says why not.
+  const claims = viewClaims(snapshot.reports, nowMs, snapshot.lastInputAtMs);
+  const liveClaims = claims.filter((claim) => claim.status === 'live');
+  for (const claim of claims) {
+    if (claim.status !== 'live') {
+      notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
+    }
+  }
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict);
+
+  // Physics notes first, so every decision says what /proc knew.
+  if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
+  else {
+    if (proc.cpuRate === undefined) notes.push({ code: 'cpu-first-sample' });
+    else if (isCpuBusy === true) notes.push({ code: 'cpu-busy', detail: `${proc.cpuRate.toFixed(2)} cores` });
+    if (proc.isStopped) notes.push({ code: 'agent-stopped', detail: `state ${proc.agentState}` });
+  }
+
+  // 1. process exit
+  if (snapshot.exit !== undefined) {
+    notes.push({ code: 'process-exited', detail: `code ${snapshot.exit.code}${snapshot.exit.signal === undefined ? '' : ` signal ${snapshot.exit.signal}`}` });
+    return finish('process-exit', 'idle', 'strong', 'process-exit', undefined);
+  }
+  if (proc.sampled && proc.isZombie) {
+    notes.push({ code: 'agent-zombie' });
+    return finish('process-exit', 'idle', 'strong', 'process-exit', undefined);
+  }
+
+  const title = snapshot.title;
+  const titleAgeMs = title === undefined ? undefined : nowMs - title.changedAtMs;
+  const hasSpinnerTitle = title !== undefined && isSpinnerTitle(title.text);
+  const isSpinnerLive = hasSpinnerTitle && titleAgeMs !== undefined && titleAgeMs < TITLE_SPINNER_AUTHORITY_MS;
+  const progress = snapshot.progress;
+  const isProgressWorking = progress !== undefined && (progress.state === 1 || progress.state === 3);
+  if (progress?.value !== undefined && progress.value < 0) {
+    notes.push({ code: 'progress-negative-value', detail: String(progress.value) });
+  }
+
+  // 2. a visible blocker, strong, from any region
+  const strongBlocker = firstMatch(verdict, 'blocked', 'strong');
+  if (strongBlocker !== undefined) {
+    const outranked = [
+      ...(firstMatch(verdict, 'working', 'strong') === undefined ? [] : ['working rule']),
+      ...(isSpinnerLive ? ['title spinner'] : []),
+      ...(isProgressWorking ? ['progress'] : []),
+      ...(isCpuBusy === true ? ['cpu'] : []),
+    ];
+    if (outranked.length > 0) notes.push({ code: 'blocker-outranks-working', detail: outranked.join(', ') });
+    return finish('strong-blocker', 'blocked', 'strong', evidenceKindOfMatch(strongBlocker), strongBlocker.ruleId);
+  }
+
+  // 3. an authoritative reporter's live claim (full-lifecycle source)
+  const authoritative = liveClaims.find((claim) => claim.assertion.grade === 'authoritative');
+  if (authoritative !== undefined) {
+    return finish('reported-state', authoritative.assertion.state, 'strong', 'reporter', authoritative.assertion.event, authoritative);
+  }
+
+  // 4. freeze holds the previous (published) state
+  if (verdict?.winner?.state === 'freeze') {
+    notes.push({ code: 'freeze-held', detail: `holding ${previous}` });
+    return finish('freeze', previous, 'strong', 'freeze', verdict.winner.ruleId);
+  }
+
+  // 5. strong working rule
+  const strongWorking = firstMatch(verdict, 'working', 'strong');
+  if (strongWorking !== undefined) {
+    return finish('strong-working', 'working', 'strong', evidenceKindOfMatch(strongWorking), strongWorking.ruleId);
+  }
+
+  // 6. a live title spinner
+  if (hasSpinnerTitle && titleAgeMs !== undefined) {
+    if (isSpinnerLive) {
+      notes.push({ code: 'title-spinner-live', detail: `changed ${titleAgeMs} ms ago` });
+      return finish('title-spinner', 'working', 'strong', 'osc-title', undefined);
+    }
+    notes.push({ code: 'title-spinner-stale', detail: `unchanged for ${titleAgeMs} ms` });
+  }
+
+  // 7. a blocker-grade reporter's live blocked claim (unanswered, not expired)
+  const reportedBlocker = liveClaims.find((claim) => claim.assertion.state === 'blocked');
+  if (reportedBlocker !== undefined) {
+    return finish('reported-blocked', 'blocked', 'strong', 'reporter', reportedBlocker.assertion.event, reportedBlocker);
+  }
+
+  // 8. strong idle rule
+  const strongIdle = firstMatch(verdict, 'idle', 'strong');
+  if (strongIdle !== undefined) {
+    return finish('strong-idle', 'idle', 'strong', evidenceKindOfMatch(strongIdle), strongIdle.ruleId);
+  }
+
+  // 9. OSC 133 shell marks
+  const mark = snapshot.lastMark;
+  if (mark !== undefined) {
+    return finish('shell-mark', mark.kind === 'C' ? 'working' : 'idle', 'strong', 'shell-mark', undefined);
+  }
+
+  return arbitrateWeak({ snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish });
+}
+
+type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, winner: EvidenceKind, ruleId: string | undefined, claim?: ClaimView) => Decision;
+
+/**
+ * The one way arbitrate() returns: the decision with its step, and the notes of every live
+ * reporter claim it outranked (or the claim it followed).
+ */
+function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined, verdict: PackVerdict | undefined): Finish {
+  return (step, raw, confidence, winner, ruleId, claim) => {
+    const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
+    const reason = match?.reason;
+    const idleHold = raw === 'idle' && confidence === 'strong' ? match?.idleHoldMs : undefined;
+    const outranked = liveClaims.filter((live) => live !== claim);
+    if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
+    if (claim !== undefined) notes.push({ code: 'report-claim', detail: describeClaim(claim) });
+    return {
+      raw,
+      confidence,
+      winner,
+      step,
+      ruleId,
+      notes,
+      isFinal: step === 'process-exit',
+      isCpuBusy,
+      ...(claim === undefined ? {} : { reportSource: claim.source }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(idleHold === undefined ? {} : { idleHoldMs: idleHold }),
+    };
+  };
+}
+
+/** What the weak steps read, as arbitrate() computed it. */
+interface WeakStepInput {
+  readonly snapshot: EvidenceSnapshot;
+  readonly verdict: PackVerdict | undefined;
+  readonly nowMs: number;
+  readonly notes: Note[];
+  readonly proc: EvidenceSnapshot['process'];
+  readonly isCpuBusy: boolean | undefined;
+  readonly title: EvidenceSnapshot['title'];
+  readonly progress: EvidenceSnapshot['progress'];
+  readonly isProgressWorking: boolean;
+  readonly finish: Finish;
+}
+
+/**
+ * Steps 10–14 of ARBITRATION_ORDER, reached when no strong evidence decided: progress, a
+ * corroborated weak blocker, physics, weak idle, nothing. Split from arbitrate() for length
+ * only; the order is still the one list above.
+ */
+function arbitrateWeak(input: WeakStepInput): Decision {
+  const { snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish } = input;
+  // 10. OSC 9;4 in progress
+  if (progress !== undefined) {
+    if (isProgressWorking) {
+      notes.push({ code: 'progress-working', detail: `state ${progress.state}` });
+      return finish('progress-working', 'working', 'strong', 'osc-progress', undefined);
+    }
+    if (progress.state !== 0) notes.push({ code: 'progress-ambiguous', detail: `state ${progress.state}` });
+  }
+
+  // 11. weak blocker, corroborated by an unanswered attention edge
+  const weakBlocker = firstMatch(verdict, 'blocked', 'weak');
+  if (weakBlocker !== undefined) {
+    const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
+    const isUnanswered = snapshot.lastInputAtMs === undefined || edgeAtMs > snapshot.lastInputAtMs;
+    if (Number.isFinite(edgeAtMs) && isUnanswered && nowMs - edgeAtMs <= ATTENTION_EDGE_MAX_AGE_MS) {
+      notes.push({ code: 'attention-edge', detail: `${nowMs - edgeAtMs} ms ago, unanswered` });
+      notes.push({ code: 'weak-match-corroborated', detail: weakBlocker.ruleId });
+      return finish('weak-blocker-with-attention', 'blocked', 'weak', evidenceKindOfMatch(weakBlocker), weakBlocker.ruleId);
+    }
+    notes.push({ code: 'weak-match-ignored', detail: weakBlocker.ruleId });
+  }
+
+  // 12. physics: busy CPU, or a child holding the terminal's foreground
+  const weakWorking = firstMatch(verdict, 'working', 'weak');
+  const isChildForeground = proc.sampled && proc.isForeground === false && !proc.isStopped;
+  if (isChildForeground) notes.push({ code: 'child-in-foreground' });
+  if (isCpuBusy === true || isChildForeground) {
+    if (weakWorking !== undefined) notes.push({ code: 'weak-match-corroborated', detail: weakWorking.ruleId });
+    return finish('physics-working', 'working', 'weak', 'process', weakWorking?.ruleId);
+  }
+  if (weakWorking !== undefined) notes.push({ code: 'weak-match-ignored', detail: weakWorking.ruleId });
+
+  // 13. weak idle
+  if (progress?.state === 0) {
+    notes.push({ code: 'progress-cleared' });
+    return finish('weak-idle', 'idle', 'weak', 'osc-progress', undefined);
+  }
+  if (title !== undefined && isIdleTitle(title.text)) {
+    notes.push({ code: 'title-idle-glyph' });
+    return finish('weak-idle', 'idle', 'weak', 'osc-title', undefined);
+  }
+  const weakIdle = firstMatch(verdict, 'idle', 'weak');
+  if (weakIdle !== undefined) {
+    if (isCpuBusy === false) {
+      notes.push({ code: 'weak-match-corroborated', detail: `${weakIdle.ruleId} (cpu quiet)` });
+      return finish('weak-idle', 'idle', 'weak', evidenceKindOfMatch(weakIdle), weakIdle.ruleId);
+    }
+    notes.push({ code: 'weak-match-ignored', detail: weakIdle.ruleId });
+  }
+
+  // 14. nothing
+  notes.push({ code: 'nothing-matched' });
+  return finish('nothing', 'unknown', 'none', 'none', undefined);
+}
+
+function describeClaim(claim: ClaimView): string {
+  return `${claim.source} ${claim.assertion.event} → ${claim.assertion.state} (${claim.assertion.grade}, ${claim.ageMs} ms ago)`;
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createSessionRecord } from '../../../src/core/records/session-record.js';
+import type { ListedSession } from '../../../src/app/sessions/store.js';
+import { fitWidth, formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../../src/cli/render/status.js';
+
+const NOW = 1_784_200_000_000;
+
+function own(key: string, state: 'working' | 'blocked' | 'done' | 'idle' | 'unknown', extra: { title?: string; stuck?: boolean } = {}): ListedSession {
+  const record = createSessionRecord({
+    sourceCli: 'claude', sessionId: key, pid: 2, wrapperPid: 1, cwd: '/home/u/repo', startedAtMs: NOW, updatedAtMs: NOW,
+    state, stateSinceMs: NOW - 90_000, seen: true, stuck: extra.stuck ?? false, winner: null, ruleId: null, control: '/s',
+    ...(extra.title === undefined ? {} : { title: extra.title }),
+  });
+  return { kind: 'agentwrap', record, key, path: `/x/${key}.json` };
+}
+
+describe('formatAge', () => {
+  it.each([
+    [850, '0s'],
+    [59_999, '59s'],
+    [60_000, '1m'],
+    [3_600_000, '1h'],
+    [86_400_000 * 3, '3d'],
+    [-5, '0s'],
+  ])('%d ms reads %s', (ms, text) => {
+    expect(formatAge(ms)).toBe(text);
+  });
+});
+
+describe('text helpers', () => {
+  it('shortens paths under home only', () => {
+    expect([shortenPath('/home/u/repo', '/home/u'), shortenPath('/home/uu', '/home/u'), shortenPath('/home/u', '/home/u')]).toEqual(['~/repo', '/home/uu', '~']);
+  });
+
+  it('cuts to a width on grapheme boundaries with an ellipsis', () => {
+    expect(fitWidth('abcdef', 4)).toBe('abc…');
+    expect(fitWidth('👍🏽👍🏽👍🏽', 2)).toBe('👍🏽…');
+    expect(fitWidth('short', 10)).toBe('short');
+  });
+});
+
+describe('renderStatusText', () => {
+  it('marks a stuck session and sanitizes a title read from a file', () => {
+    const session = own('a', 'working', { stuck: true });
+    const tampered = { ...session, record: { ...session.record, title: 'x\u001b[2Jy' } } as ListedSession;
+
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [tampered], warnings: [] }, { home: '/home/u' });
+
+    expect(lines[1]).toMatch(/^working +1m +claude +a +~\/repo +\(stuck\) xy$/);
+    expect(lines[2]).toBe('rollup: working (1 working)');
+  });
+
+  it('never draws a line wider than the terminal', () => {
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [own('a', 'idle', { title: 'z'.repeat(200) })], warnings: [] }, { width: 40 });
+
+    expect(lines.every((line) => [...line].length <= 40)).toBe(true);
+  });
+});
+
+describe('statusJson and renderTmux', () => {
+  const view = { nowMs: NOW, root: '/r', sessions: [own('a', 'idle'), own('b', 'done'), own('c', 'done'), own('d', 'unknown')], warnings: [] };
+
+  it('rolls up most urgent first and counts every state', () => {
+    const json = statusJson(view);
+
+    expect(json.rollup).toBe('done');
+    expect(json.counts).toEqual({ blocked: 0, done: 2, working: 0, idle: 1, unknown: 1 });
+    expect(json.sessions.map((s) => s.key)).toEqual(['b', 'c', 'a', 'd']);
+  });
+
+  it('prints tmux counts in roll-up order', () => {
+    expect(renderTmux(view)).toBe('#[fg=green]2 done#[default] #[fg=colour244]1 idle#[default] #[fg=colour240]1 unknown#[default]');
+  });
+});
