@@ -47,6 +47,18 @@ export function userPacksDir(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
+ * agentwrap's own per-user state (what it has already told this user): $XDG_STATE_HOME/agentwrap,
+ * else ~/.local/state/agentwrap. Undefined when none can be formed (no HOME).
+ */
+export function userStateDir(env: NodeJS.ProcessEnv): string | undefined {
+  const xdg = env['XDG_STATE_HOME'];
+  if (xdg !== undefined && xdg !== '' && xdg.startsWith('/')) return join(xdg, 'agentwrap');
+  const home = env['HOME'];
+  if (home !== undefined && home !== '') return join(home, '.local', 'state', 'agentwrap');
+  return undefined;
+}
+
+/**
  * The CLI's entry as compiled by tsc: what agent hooks run (`node CLI_MAIN_PATH report …`).
  * Known here rather than from the CLI's own module URL, so no lower layer points up at src/cli.
  */

@@ -13,7 +13,7 @@ import { loadNativeRelay, RELAY_ADDON_PATH } from '../adapters/relay.js';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
 import { HOOK_AGENTS } from '../core/config/schema.js';
 import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/config/launch-settings.js';
-import { versionStatus } from '../core/packs/schema.js';
+import { versionAdvice, versionStatus } from '../core/packs/schema.js';
 import { loadDefaultRegistry } from './pack-registry.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -251,9 +251,9 @@ function checkPacksAndAgents(env: NodeJS.ProcessEnv, config: LoadedConfig): Doct
         out.push(check('agent', 'warn', `${head}; its version cannot be read, so it may be outside the pack's validated span "${span}"`, `agentwrap status explain ${command} shows whether the rules match its screens`));
         continue;
       }
-      const status = versionStatus(version.version, span);
-      if (status === 'inside') out.push(check('agent', 'ok', `${head}; version ${version.version} is inside the validated span "${span}"`));
-      else out.push(check('agent', 'warn', `${head}; version ${version.version} is ${status === 'outside' ? 'outside' : 'not comparable with'} the validated span "${span}": states may be wrong`, 'update agentwrap, or write a user pack for this version (docs/packs.md)'));
+      const advice = versionAdvice(pack.agent, version.version, span, versionStatus(version.version, span));
+      if (advice === undefined) out.push(check('agent', 'ok', `${head}; version ${version.version} is inside the validated span "${span}"`));
+      else out.push(check('agent', advice.level === 'note' ? 'ok' : 'warn', `${head}; ${advice.text}`, advice.todo));
     }
   }
   if (found === 0) out.push(check('agent', 'ok', `no agent CLI with a pack on PATH (looked for ${[...new Set(looked)].join(', ')}); agentwrap run -- CMD wraps anything`));

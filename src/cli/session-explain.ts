@@ -12,6 +12,7 @@ import { findLiveSession } from './commands/ack.js';
 import { CliError } from './errors.js';
 import { explainToJson, renderExplainText, type ExplainReport } from './render/explain.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render/ticks.js';
+import type { VersionStatus } from '../core/packs/versions.js';
 
 /** What live-session.ts answers to `explain` (JSON over the socket). */
 export interface ExplainPayload {
@@ -20,8 +21,10 @@ export interface ExplainPayload {
   readonly clock_start_ms: number;
   readonly now_ms: number;
   readonly pack: { agent: string; source: 'bundled' | 'user'; path: string; validated_versions: string; unverified: boolean } | null;
-  readonly agent_version: { version: string; source: string } | null;
+  readonly agent_version: { version: string; source: string; status?: VersionStatus | null } | null;
   readonly version_note: string | null;
+  /** `note` for a release newer than the pack (normal), `warning` otherwise; absent from older sessions. */
+  readonly version_level?: 'note' | 'warning' | null;
   /** Why the session has no reporter (absent from sessions of an agentwrap before it had one). */
   readonly reporter_note?: string | null;
   readonly pack_notes: readonly string[];
@@ -71,8 +74,9 @@ function packReport(payload: ExplainPayload): ExplainReport | undefined {
     agent: payload.pack.agent,
     pack: { source: payload.pack.source, path: payload.pack.path, validatedVersions: payload.pack.validated_versions, unverified: payload.pack.unverified },
     agentVersion:
-      version === null ? undefined : { version: version.version, source: version.source, status: payload.version_note === null ? 'inside' : 'outside' },
-    warnings: payload.version_note === null ? [] : [payload.version_note],
+      version === null ? undefined : { version: version.version, source: version.source, status: version.status ?? (payload.version_note === null ? 'inside' : 'unparsable') },
+    notes: payload.version_note !== null && payload.version_level === 'note' ? [payload.version_note] : [],
+    warnings: payload.version_note !== null && payload.version_level !== 'note' ? [payload.version_note] : [],
     input: { file: `the live screen of ${payload.key}`, rows: payload.screen.rows, title: payload.screen.title ?? undefined, progress: payload.screen.progress ?? undefined },
     rules: payload.rules,
   };
@@ -94,6 +98,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         reason: payload.state.reason ?? null,
         state_since_s: (payload.now_ms - payload.state.stateSinceMs) / 1000,
         version_note: payload.version_note,
+        version_level: payload.version_level ?? null,
         reporter_note: payload.reporter_note ?? null,
         pack_notes: payload.pack_notes,
         current_tick: current === undefined ? null : tickEntryToJson(current, payload.clock_start_ms),
@@ -109,7 +114,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   const lines = [
     `session ${payload.key} (${payload.agent}): ${s.state}${s.stuck ? ' (stuck)' : ''} for ${((payload.now_ms - s.stateSinceMs) / 1000).toFixed(1)}s — winner ${s.winner}${s.ruleId === undefined ? '' : `, rule ${s.ruleId}`}${s.reason === undefined ? '' : `, reason ${s.reason}`}`,
   ];
-  if (payload.version_note !== null) lines.push(`warning: ${payload.version_note}`);
+  if (payload.version_note !== null) lines.push(`${payload.version_level === 'note' ? 'note' : 'warning'}: ${payload.version_note}`);
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
   if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));

@@ -197,7 +197,7 @@ describe('status explain --file', () => {
 });
 
 describe('version warning', () => {
-  it('warns when the installed agent is outside validated_versions', async () => {
+  it('notes an installed agent newer than validated_versions, without a warning', async () => {
     const bin = mkdtempSync(join(home, 'bin-'));
     const pkg = join(bin, 'node_modules', 'showcase');
     spawnSync('mkdir', ['-p', pkg]);
@@ -208,10 +208,11 @@ describe('version warning', () => {
     const result = await run(['status', 'explain', '--file', `${SHOWCASE}/blocked_dialog.txt`, '--pack', `${SHOWCASE}/showcase.toml`, '--json'], {
       PATH: `${bin}:${process.env['PATH'] ?? ''}`,
     });
-    const json = JSON.parse(result.stdout) as { agent_version: { version: string; status: string }; warnings: string[]; state: string };
+    const json = JSON.parse(result.stdout) as { agent_version: { version: string; status: string }; notes: string[]; warnings: string[]; state: string };
 
-    expect(json.agent_version).toMatchObject({ version: '3.0.0', status: 'outside' });
-    expect(json.warnings).toContainEqual(expect.stringContaining('outside the pack\'s validated_versions ">=1.0.0, <2.0.0"'));
+    expect(json.agent_version).toMatchObject({ version: '3.0.0', status: 'newer' });
+    expect(json.notes).toContainEqual(expect.stringContaining('showcase 3.0.0 is newer than the releases its pack was checked on (">=1.0.0, <2.0.0")'));
+    expect(json.warnings.filter((w) => w.includes('3.0.0'))).toEqual([]);
     expect(json.state).toBe('blocked');
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { explainPack, packInputFromSnapshot } from '../../core/packs/evaluate.js';
+import { versionStatus, type VersionAdvice } from '../../core/packs/versions.js';
 import type { ControlHandlers } from '../control/socket.js';
 import type { LaunchedSession } from '../launch/launch.js';
 import type { PackRegistry } from '../pack-registry.js';
@@ -21,7 +22,7 @@ export interface ControlHandlerParts {
   readonly reporter: Pick<Reporter, 'handle'>;
   readonly publisher: Publisher;
   readonly agentVersion: { readonly version: string; readonly source: string } | undefined;
-  readonly versionNote: string | undefined;
+  readonly versionNote: VersionAdvice | undefined;
   /** The session runs without its agent's reporter: why (status explain's `reporter:` line). */
   readonly reporterAbsence?: string | undefined;
   readonly nowMs: () => number;
@@ -78,8 +79,16 @@ export function explainPayload(parts: ControlHandlerParts): unknown {
             validated_versions: pack.compiled.pack.validatedVersions,
             unverified: pack.compiled.pack.unverified,
           },
-    agent_version: parts.agentVersion === undefined ? null : { version: parts.agentVersion.version, source: parts.agentVersion.source },
-    version_note: parts.versionNote ?? null,
+    agent_version:
+      parts.agentVersion === undefined
+        ? null
+        : {
+            version: parts.agentVersion.version,
+            source: parts.agentVersion.source,
+            status: pack === undefined ? null : versionStatus(parts.agentVersion.version, pack.compiled.pack.validatedVersions),
+          },
+    version_note: parts.versionNote === undefined ? null : `${parts.versionNote.text}; ${parts.versionNote.todo}`,
+    version_level: parts.versionNote?.level ?? null,
     reporter_note: parts.reporterAbsence ?? null,
     pack_notes: parts.registry.notes(),
     state: detector.state.session,

@@ -23,7 +23,7 @@ import { detectAgentVersion } from '../../adapters/agent-version.js';
 import { FLOOD_DRAIN_INTERVAL_MS } from '../../adapters/relay.js';
 import { createScreen } from '../../adapters/screen/index.js';
 import { resolveStateRoot } from '../../adapters/state-dir.js';
-import { versionStatus } from '../../core/packs/schema.js';
+import { versionAdvice, versionStatus, type VersionAdvice } from '../../core/packs/schema.js';
 import { recordKey, tmuxPaneFromEnv } from '../../core/records/session-record.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import type { StateChangeEvent } from '../control/socket.js';
@@ -38,6 +38,7 @@ import { startPublishing } from './publishing.js';
 import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
 import { TickLoop } from './tick-loop.js';
+import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
 import { Reporter } from '../reporters/reporter.js';
 import { createScreenFeed } from '../screen-feed.js';
@@ -102,7 +103,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const commandName = basename(options.command);
 
   const { registry, packSource, firstPack, sourceCli, agentVersion, versionNote } = openPacks(options, commandName, clock.nowMs());
-  if (versionNote !== undefined) warn(versionNote);
+  if (versionNote !== undefined && (versionNote.level === 'warning' || isFirstMention(options.env, sourceCli, agentVersion?.version ?? ''))) {
+    warn(`${versionNote.text}; ${versionNote.todo}${versionNote.level === 'note' ? ' (said once for this release)' : ''}`);
+  }
   const key = recordKey(sourceCli, options.sessionId);
   const size = launched.size();
   const screen = createScreen({ cols: size.cols, rows: size.rows, clock });
@@ -223,10 +226,8 @@ function openPacks(options: LiveSessionOptions, commandName: string, nowMs: numb
   return { registry, packSource, firstPack, sourceCli, agentVersion, versionNote: describeVersion(firstPack, agentVersion?.version) };
 }
 
-function describeVersion(pack: LoadedPack | undefined, version: string | undefined): string | undefined {
+function describeVersion(pack: LoadedPack | undefined, version: string | undefined): VersionAdvice | undefined {
   if (pack === undefined || version === undefined) return undefined;
   const range = pack.compiled.pack.validatedVersions;
-  const status = versionStatus(version, range);
-  if (status === 'inside') return undefined;
-  return `${pack.agent} ${version} is outside the pack's validated versions (${range}); detection may be less accurate`;
+  return versionAdvice(pack.agent, version, range, versionStatus(version, range));
 }

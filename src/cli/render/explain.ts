@@ -5,6 +5,7 @@
  */
 import type { RuleEvaluation } from '../../core/packs/evaluate.js';
 import type { FixtureOutcome } from '../../core/packs/fixture.js';
+import type { VersionStatus } from '../../core/packs/versions.js';
 
 export interface ExplainReport {
   readonly agent: string;
@@ -16,12 +17,23 @@ export interface ExplainReport {
     readonly unverified: boolean;
   };
   readonly agentVersion:
-    | { readonly version: string; readonly source: string; readonly status: 'inside' | 'outside' | 'unparsable' }
+    | { readonly version: string; readonly source: string; readonly status: VersionStatus }
     | undefined;
+  /** Worth knowing, nothing wrong: a release newer than the pack's span. */
+  readonly notes: readonly string[];
   readonly warnings: readonly string[];
   readonly input: { readonly file: string; readonly rows: number; readonly title: string | undefined; readonly progress: string | undefined };
   readonly rules: readonly RuleEvaluation[];
 }
+
+/** Where the running release sits, in words. */
+const VERSION_PLACES: Readonly<Record<VersionStatus, string>> = {
+  inside: 'inside the validated range',
+  newer: 'newer than the validated range',
+  older: 'older than the validated range',
+  between: 'in a gap of the validated range',
+  unparsable: 'not comparable with the validated range',
+};
 
 /** The winner: the first strong matching rule (rules are already in priority order). */
 export function explainWinner(rules: readonly RuleEvaluation[]): RuleEvaluation | undefined {
@@ -47,6 +59,7 @@ export function explainToJson(report: ExplainReport): Record<string, unknown> {
       report.agentVersion === undefined
         ? null
         : { version: report.agentVersion.version, source: report.agentVersion.source, status: report.agentVersion.status },
+    notes: report.notes,
     warnings: report.warnings,
     input: { file: report.input.file, rows: report.input.rows, title: report.input.title ?? null, progress: report.input.progress ?? null },
     state: explainState(report.rules),
@@ -93,8 +106,9 @@ export function renderExplainText(report: ExplainReport): string {
   const unverified = report.pack.unverified ? ', unverified' : '';
   out.push(`agent ${report.agent}: ${report.pack.source} pack ${report.pack.path} (validated ${report.pack.validatedVersions}${unverified})`);
   if (report.agentVersion !== undefined) {
-    out.push(`agent version ${report.agentVersion.version} (${report.agentVersion.status} the validated range; from ${report.agentVersion.source})`);
+    out.push(`agent version ${report.agentVersion.version} (${VERSION_PLACES[report.agentVersion.status]}; from ${report.agentVersion.source})`);
   }
+  for (const note of report.notes) out.push(`note: ${note}`);
   for (const warning of report.warnings) out.push(`warning: ${warning}`);
   const extras = [
     report.input.title === undefined ? undefined : `title ${JSON.stringify(report.input.title)}`,

@@ -13,7 +13,7 @@ import { PACK_LIMITS, PACK_SCHEMA_VERSION, RULE_ENGINE_VERSION, type PackParseRe
 import { parseVersionRange } from './versions.js';
 
 export { checkRegex, explainRegexError, PACK_REGEX_FLAGS } from './regex.js';
-export { parseVersionRange, versionStatus } from './versions.js';
+export { parseVersionRange, versionAdvice, versionStatus, type VersionAdvice, type VersionStatus } from './versions.js';
 export * from './types.js';
 
 const TOP_KEYS = new Set([

@@ -4,6 +4,7 @@ import {
   PACK_LIMITS,
   parseVersionRange,
   RULE_ENGINE_VERSION,
+  versionAdvice,
   versionStatus,
 } from '../../../src/core/packs/schema.js';
 import { packErrors, packToml, parseToml, validPack } from '../../helpers/pack-toml.js';
@@ -257,10 +258,29 @@ describe('parseVersionRange', () => {
 describe('versionStatus', () => {
   it.each([
     ['2.1.5', '>=2.1.0, <2.3.0', 'inside'],
-    ['2.3.0', '>=2.1.0, <2.3.0', 'outside'],
+    ['2.3.0', '>=2.1.0, <2.3.0', 'newer'],
+    ['2.1.337', '>=2.1.282, <=2.1.332', 'newer'],
+    ['2.0.9', '>=2.1.0, <2.3.0', 'older'],
+    ['1.5.0', '>=1.0.0 <1.2.0 || >=2.0.0 <2.1.0', 'between'],
     ['v2.2.0 (Claude Code)', '>=2.1.0, <2.3.0', 'inside'],
     ['nonsense', '>=2.1.0, <2.3.0', 'unparsable'],
   ])('%s in %s is %s', (version, range, status) => {
     expect(versionStatus(version, range)).toBe(status);
+  });
+});
+
+describe('versionAdvice', () => {
+  it('calls a newer release a note with what to do, and the others warnings', () => {
+    const newer = versionAdvice('claude', '2.1.337', '>=2.1.282, <=2.1.332', 'newer');
+    const older = versionAdvice('claude', '2.0.1', '>=2.1.282, <=2.1.332', 'older');
+
+    expect(versionAdvice('claude', '2.1.300', '>=2.1.282, <=2.1.332', 'inside')).toBeUndefined();
+    expect(newer).toMatchObject({ level: 'note' });
+    expect(newer?.text).toBe('claude 2.1.337 is newer than the releases its pack was checked on (">=2.1.282, <=2.1.332"); newer releases usually still match');
+    expect(newer?.todo).toContain('agentwrap status capture');
+    expect(older).toMatchObject({ level: 'warning' });
+    expect(older?.text).toContain('older than every release');
+    expect(versionAdvice('x', '1.5.0', '>=1.0.0 <1.2.0 || >=2.0.0 <2.1.0', 'between')?.level).toBe('warning');
+    expect(versionAdvice('x', 'nonsense', '>=1.0.0 <1.2.0', 'unparsable')?.level).toBe('warning');
   });
 });

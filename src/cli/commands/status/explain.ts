@@ -10,7 +10,7 @@ import { detectAgentVersion, type AgentVersion } from '../../../app/platform.js'
 import { loadDefaultRegistry, loadPackFile, type LoadedPack } from '../../../app/pack-registry.js';
 import { explainPack } from '../../../core/packs/evaluate.js';
 import { fixtureInput, parseFixture } from '../../../core/packs/fixture.js';
-import { versionStatus } from '../../../core/packs/schema.js';
+import { versionAdvice, versionStatus } from '../../../core/packs/schema.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseCommand } from '../../flags.js';
 import type { ExplainPayload } from '../../session-explain.js';
@@ -128,15 +128,15 @@ export async function main(args: readonly string[]): Promise<number> {
   }
 
   const compiled = pack.compiled;
+  const notes: string[] = [];
   const warnings: string[] = [...fixture.problems.map((p) => `screen file: ${p}`), ...pack.warnings.map((w) => w.message)];
   const version = findVersion(pack);
   let agentVersion: ExplainReport['agentVersion'];
   if (version !== undefined) {
     const status = versionStatus(version.version, compiled.pack.validatedVersions);
     agentVersion = { version: version.version, source: version.source, status };
-    if (status === 'outside') {
-      warnings.push(`installed ${pack.agent} ${version.version} is outside the pack's validated_versions "${compiled.pack.validatedVersions}"; rules may not match its screens`);
-    }
+    const advice = versionAdvice(pack.agent, version.version, compiled.pack.validatedVersions, status);
+    if (advice !== undefined) (advice.level === 'note' ? notes : warnings).push(`${advice.text}; ${advice.todo}`);
   }
   if (compiled.pack.unverified) warnings.push('this pack is marked unverified: written from public facts, not checked against recordings');
 
@@ -148,6 +148,7 @@ export async function main(args: readonly string[]): Promise<number> {
     agent: pack.agent,
     pack: { source, path: pack.path, validatedVersions: compiled.pack.validatedVersions, unverified: compiled.pack.unverified },
     agentVersion,
+    notes,
     warnings,
     input: { file: opts.file, rows: input.screen.rows.length, title: input.title, progress: input.progress },
     rules: explainPack(compiled, input),
