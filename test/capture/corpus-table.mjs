@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // node test/capture/corpus-table.mjs [--releases] [--personalities] [--agent A[,B…]] [DIR]
 //
-// The corpus tables of docs/capture.md, from `agentwrap eval --json` runs (the built CLI,
-// dist/src/cli/main.js; run `npm run build` first) over the committed recordings (DIR, default
-// recordings/):
+// The corpus tables of docs/notebook/ (by release and by personality), from `agentwrap eval
+// --json` runs (the built CLI, dist/src/cli/main.js; run `npm run build` first) over the
+// committed recordings (DIR, default recordings/):
 //   --releases       CLI × release × scenario: the pinned release's recordings at the top of
 //                    recordings/<agent>/ and each older one's under releases/<version>/
 //                    (`npm run capture -- --agent A --version V`), one cell per recording

@@ -152,7 +152,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
         share: 'disabled',
         // Snapshot tracking runs git in the work folder at every step's start and end (0.3–3 s on
         // the loaded machine) behind OpenCode's spinner: work the mock cannot see, which put the
-        // labels' turn end (the mock's stream end) 1–3 s before OpenCode's own (docs/capture.md).
+        // labels' turn end (the mock's stream end) 1–3 s before OpenCode's own (docs/notebook/2026-12-capture-findings.md).
         snapshot: false,
         model: 'mock/mock-model',
         small_model: 'mock/mock-model',
