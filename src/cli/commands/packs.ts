@@ -8,6 +8,7 @@ import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app
 import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
+import { toJson } from '../../core/text/sanitize.js';
 import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
@@ -53,7 +54,7 @@ function list(args: readonly string[]): number {
   const registry = loadDefaultRegistry(process.env);
   const entries = registry.entries();
   if (json) {
-    write(`${JSON.stringify({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, null, 2)}\n`);
+    write(`${toJson({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, 2)}\n`);
     return 0;
   }
   const rows = entries.map((e) => {
