@@ -4,7 +4,8 @@
  * one place that calls process.exit, so tests can run a command in-process.
  */
 import { LAUNCH_OPTIONS_HELP } from './argv.js';
-import { CliError, UsageError } from './errors.js';
+import { forTerminal } from '../core/text/sanitize.js';
+import { CliError, printDiagnostic, UsageError } from './errors.js';
 
 /** A command receives the arguments after its own name and resolves to an exit code. */
 export type CommandMain = (args: readonly string[]) => Promise<number>;
@@ -80,14 +81,17 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
 /** Maps errors to one line on stderr and an exit code; a bug keeps its stack. */
 export function exitCodeForError(error: unknown): number {
+  // Messages quote what they failed on (a recording's header, a session's reply): printDiagnostic
+  // and forTerminal keep its escape sequences off the user's terminal.
   if (error instanceof UsageError) {
-    process.stderr.write(`agentwrap: ${error.message}\n(see agentwrap --help)\n`);
+    printDiagnostic(error.message);
+    process.stderr.write('(see agentwrap --help)\n');
     return 2;
   }
   if (error instanceof CliError) {
-    process.stderr.write(`agentwrap: ${error.message}\n`);
+    printDiagnostic(error.message);
     return error.exitCode;
   }
-  process.stderr.write(`agentwrap: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`agentwrap: internal error: ${forTerminal(error instanceof Error ? (error.stack ?? error.message) : String(error), { multiline: true })}\n`);
   return 70;
 }

@@ -1,3 +1,5 @@
+import { forTerminal } from '../core/text/sanitize.js';
+
 /** A mistake in how agentwrap was called: printed without a stack, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -15,4 +17,13 @@ export class CliError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = options.exitCode ?? 1;
   }
+}
+
+/**
+ * A message for the user on stderr, prefixed `agentwrap: ` (its line breaks kept). Messages quote strings from elsewhere
+ * (a recording's bytes in a parse error, a remote's warnings, a session's reply): forTerminal
+ * keeps whatever escape sequence they carry off the user's terminal.
+ */
+export function printDiagnostic(message: string, stream: { write(text: string): unknown } = process.stderr): void {
+  stream.write(`agentwrap: ${forTerminal(message, { multiline: true })}\n`);
 }

@@ -8,6 +8,7 @@ import type { Passthrough } from '../app/platform.js';
 import type { RuleEvaluation } from '../core/packs/evaluate.js';
 import type { SessionState } from '../core/detector/session-state.js';
 import type { TickLogEntry } from '../core/detector/tick-log.js';
+import { forTerminal, toJson } from '../core/text/sanitize.js';
 import { findLiveSession } from './commands/ack.js';
 import { CliError } from './errors.js';
 import { explainToJson, renderExplainText, type ExplainReport } from './render/explain.js';
@@ -87,7 +88,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   const current = payload.ticks[payload.ticks.length - 1];
   const report = packReport(payload);
   if (asJson) {
-    return `${JSON.stringify(
+    return `${toJson(
       {
         session: payload.key,
         agent: payload.agent,
@@ -106,7 +107,6 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         pack: report === undefined ? null : explainToJson(report),
         mirror: payload.mirror ?? null,
       },
-      null,
       2,
     )}\n`;
   }
@@ -122,5 +122,6 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');
   lines.push(report === undefined ? 'no pack: screen rules do not apply to this session' : `every rule against the screen now:\n${renderExplainText(report)}`);
-  return `${lines.join('\n')}\n`;
+  // The payload is a session's answer, quoting its screen and title: text for the terminal only.
+  return forTerminal(`${lines.join('\n')}\n`, { multiline: true });
 }

@@ -15,6 +15,7 @@ import { syntheticSessionId } from '../core/records/session-record.js';
 import type { LaunchRequest } from './argv.js';
 import { launchAndWait } from './commands/launch.js';
 import { userConfig } from './user-config.js';
+import { printDiagnostic } from './errors.js';
 
 /**
  * The request with the config file's defaults under its flags (core/config/launch-settings.ts), and
@@ -41,7 +42,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
   // One look at the state directory before the agent draws anything: a refused directory is
   // said now, once, on a clean screen; the session then runs without publishing.
   const refused = checkStateRootForReading(resolveStateRoot(env));
-  if (refused !== undefined) process.stderr.write(`agentwrap: ${refused.message}; not publishing session state (the agent runs normally)\n`);
+  if (refused !== undefined) printDiagnostic(`${refused.message}; not publishing session state (the agent runs normally)`);
 
   const warnings: string[] = [];
   const settings = resolveLaunchSettings(typed.flags, userConfig(), typed.flags.pack ?? basename(typed.command));
@@ -122,7 +123,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
       warnings.push(`the session loop failed to start (the agent ran unwatched): ${error instanceof Error ? error.message : String(error)}`);
     }
     await live?.closed;
-    for (const message of warnings) process.stderr.write(`agentwrap: ${message}\n`);
+    for (const message of warnings) printDiagnostic(message);
     return code;
   } finally {
     hooks?.dispose();

@@ -14,6 +14,7 @@ import {
   type StateChangeEvent,
 } from './protocol.js';
 import { errnoCode } from '../sessions/reading.js';
+import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
 
 function connectError(path: string, error: unknown): ControlError {
   const code = errnoCode(error);
@@ -117,9 +118,18 @@ export interface ControlSubscription {
   readonly closed: Promise<void>;
 }
 
+function isState(value: unknown): value is AgentState {
+  return (ROLLUP_ORDER as readonly unknown[]).includes(value);
+}
+
+/**
+ * A transition whose states are states: `to` is shown and acted on (the dashboard's row, `events`'
+ * line), and a session is another process; an escape sequence there once drove the terminal.
+ */
 function isStateChangeEvent(value: unknown): value is StateChangeEvent {
   if (!isObject(value)) return false;
-  return typeof value['t'] === 'number' && typeof value['session'] === 'string' && typeof value['to'] === 'string';
+  const from = value['from'];
+  return typeof value['t'] === 'number' && typeof value['session'] === 'string' && isState(value['to']) && (from === undefined || from === null || isState(from));
 }
 
 /**

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { resolveOnPath } from '../../adapters/agent-version.js';
 import type { Clock } from '../../adapters/clock.js';
 import type { AgentState } from '../../core/types.js';
+import { forMarkup, forTerminal } from '../../core/text/sanitize.js';
 
 export const NOTIFY_SEND = 'notify-send';
 
@@ -42,8 +43,9 @@ export function findNotifySend(env: NodeJS.ProcessEnv): string | undefined {
   return resolveOnPath(NOTIFY_SEND, env['PATH']);
 }
 
-function clean(text: string, max: number): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, max);
+/** Bounded before sanitizing, so an entity is never cut in half. */
+function bounded(text: string, max: number): string {
+  return [...text].slice(0, max).join('');
 }
 
 /** notify-send's arguments: urgency by state, summary with the agent and state, body with the cwd. */
@@ -55,8 +57,9 @@ export function notifySendArgs(notification: DesktopNotification, home: string |
     '--app-name=agentwrap',
     `--urgency=${state === 'blocked' ? 'critical' : 'normal'}`,
     '--',
-    clean(summary, 200),
-    `${clean(where, 400)}\n${clean(session, 160)}`,
+    // The summary is plain text; the body is markup to the notification server (forMarkup).
+    forTerminal(bounded(summary, 200)),
+    `${forMarkup(bounded(where, 400))}\n${forMarkup(bounded(session, 160))}`,
   ];
 }
 

@@ -4,6 +4,7 @@
  * from. Exit status 1 when a check fails, 0 otherwise (warnings included).
  */
 import { runDoctor, type DoctorReport } from '../../app/doctor.js';
+import { forTerminal, toJson } from '../../core/text/sanitize.js';
 import { parseCommand } from '../flags.js';
 import { UsageError } from '../errors.js';
 import { loadUserConfig } from '../user-config.js';
@@ -37,6 +38,6 @@ export async function main(args: readonly string[]): Promise<number> {
     nodeVersion: process.version,
   });
   const failed = report.checks.some((c) => c.status === 'fail');
-  process.stdout.write(values.json === true ? `${JSON.stringify({ ...report, ok: !failed }, null, 2)}\n` : renderDoctor(report));
+  process.stdout.write(values.json === true ? `${toJson({ ...report, ok: !failed }, 2)}\n` : forTerminal(renderDoctor(report), { multiline: true }));
   return failed ? 1 : 0;
 }

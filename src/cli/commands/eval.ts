@@ -8,7 +8,8 @@ import { findRecordings, packForRecording } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/recordings/score.js';
 import { renderEvalPage, type EvalPageRecording } from '../render/eval-page.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, printDiagnostic, UsageError } from '../errors.js';
+import { toJson } from '../../core/text/sanitize.js';
 import { numberFlag, parseCommand } from '../flags.js';
 import { loadRecordingOrFail } from './replay.js';
 
@@ -138,9 +139,9 @@ export async function main(args: readonly string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('eval: give one or more recordings or directories');
   const minAccuracy = numberFlag('eval', 'min-accuracy', values['min-accuracy']);
   const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined });
-  for (const line of run.skipped) process.stderr.write(`agentwrap: skipped ${line}\n`);
+  for (const line of run.skipped) printDiagnostic(`skipped ${line}`);
   if (run.report.files.length === 0) throw new CliError('eval: no labeled recordings found (a recording needs <name>.labels.jsonl beside it)');
-  if (values.json === true) process.stdout.write(`${JSON.stringify(run.report)}\n`);
+  if (values.json === true) process.stdout.write(`${toJson(run.report)}\n`);
   else process.stdout.write(renderEvalTable(run.report));
   if (values.report !== undefined) {
     writeFileSync(values.report, renderEvalPage(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));

@@ -9,6 +9,7 @@ import { subscribeControl, type ControlSubscription, type StateChangeEvent } fro
 import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/sessions/store.js';
 import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/sessions/remote-events.js';
 import { isSafeHost } from '../../app/sessions/state-access.js';
+import { toJson } from '../../core/text/sanitize.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -43,7 +44,7 @@ function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowM
 /** Field order fixed as documented, whatever order the session sent. */
 function formatEvent(event: StateChangeEvent, host?: string): string {
   const { t, session, agent, from, to, winner, rule_id } = event;
-  return `${JSON.stringify({ t, session, agent, from, to, winner, rule_id, ...(host === undefined ? {} : { host }) })}\n`;
+  return `${toJson({ t, session, agent, from, to, winner, rule_id, ...(host === undefined ? {} : { host }) })}\n`;
 }
 
 interface Tracked {
@@ -72,7 +73,7 @@ function followHost(host: string, write: (line: string) => void): RemoteEvents {
       onUnreachable: (error) => {
         if (!isReachable) return;
         isReachable = false;
-        write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
+        write(`${toJson({ t: Date.now(), host, reachable: false, error })}\n`);
       },
     },
   );

@@ -8,6 +8,7 @@ import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app
 import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
+import { forTerminal, toJson } from '../../core/text/sanitize.js';
 import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
@@ -25,7 +26,8 @@ const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]
 const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: {} } as const;
 
 function write(text: string): void {
-  process.stdout.write(text);
+  // Pack issues quote the pack's text and error messages: nothing in them reaches the terminal raw.
+  process.stdout.write(forTerminal(text, { multiline: true }));
 }
 
 function entryToJson(entry: PackFileEntry): Record<string, unknown> {
@@ -53,7 +55,7 @@ function list(args: readonly string[]): number {
   const registry = loadDefaultRegistry(process.env);
   const entries = registry.entries();
   if (json) {
-    write(`${JSON.stringify({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, null, 2)}\n`);
+    write(`${toJson({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, 2)}\n`);
     return 0;
   }
   const rows = entries.map((e) => {

@@ -12,7 +12,8 @@ import { RecordingFormatError } from '../../core/recordings/recording.js';
 import { LabelsFormatError } from '../../core/recordings/labels.js';
 import type { PublishedTransition } from '../../core/recordings/score.js';
 import { writeCapture } from '../capture.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, printDiagnostic, UsageError } from '../errors.js';
+import { toJson } from '../../core/text/sanitize.js';
 import { numberFlag, parseCommand } from '../flags.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render/ticks.js';
 
@@ -63,7 +64,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (captureAt !== undefined && values.out === undefined) throw new UsageError('replay: --capture-at needs --out DIR');
 
   const loaded = loadRecordingOrFail(path);
-  for (const note of loaded.recording.notes) process.stderr.write(`agentwrap: ${path}:${note.line}: ${note.message}\n`);
+  for (const note of loaded.recording.notes) printDiagnostic(`${path}:${note.line}: ${note.message}`);
   const registry = loadDefaultRegistry(process.env);
   const choice = packForRecording(registry, loaded, values.agent);
   if (choice.pack === undefined) {
@@ -77,7 +78,7 @@ export async function main(args: readonly string[]): Promise<number> {
       const entries = moment.session.log.entries().filter((e) => e.nowMs <= moment.tS * 1000);
       const current = entries[entries.length - 1];
       if (values.json === true) {
-        outputs.push(JSON.stringify({ t: moment.tS, ticks: entries.slice(-ticks).map((e) => tickEntryToJson(e, 0)) }));
+        outputs.push(toJson({ t: moment.tS, ticks: entries.slice(-ticks).map((e) => tickEntryToJson(e, 0)) }));
       } else if (current === undefined) {
         outputs.push(`no tick before ${moment.tS}s`);
       } else {
@@ -99,7 +100,7 @@ export async function main(args: readonly string[]): Promise<number> {
   };
 
   const result = await replayRecording(loaded.recording, { pack: choice.pack, inspectAtS, inspect, keyInputAtS: loaded.driverInputAtS });
-  for (const warning of result.warnings) process.stderr.write(`agentwrap: ${warning}\n`);
+  for (const warning of result.warnings) printDiagnostic(warning);
 
   if (inspectAtS.length > 0) {
     process.stdout.write(`${outputs.join('\n')}\n`);
@@ -107,7 +108,7 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   if (values.json === true) {
     for (const t of result.transitions) {
-      process.stdout.write(`${JSON.stringify({ t: round3(t.t), state: t.state, winner: t.winner ?? null, rule_id: t.rule_id ?? null, stuck: t.stuck })}\n`);
+      process.stdout.write(`${toJson({ t: round3(t.t), state: t.state, winner: t.winner ?? null, rule_id: t.rule_id ?? null, stuck: t.stuck })}\n`);
     }
     return 0;
   }

@@ -5,11 +5,13 @@
  * keys or feedback. Every line fits the width; there are exactly `height` lines.
  */
 import { sanitizeTitle } from '../../core/records/session-record.js';
+import { cellWidth, padToCells, truncateToCells } from '../../core/text/cells.js';
+import { forTerminal } from '../../core/text/sanitize.js';
 import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
 import type { ScreenPreview } from '../../app/control/socket.js';
 import { selectedRow, visibleRows, type DashboardRow, type DashboardState } from './model.js';
 import { KEY_HELP } from './keys.js';
-import { fitWidth, formatAge, shortenPath } from '../render/status.js';
+import { formatAge, shortenPath } from '../render/status.js';
 
 export interface FrameInput {
   readonly state: DashboardState;
@@ -34,20 +36,6 @@ const MIN_HEIGHT_FOR_PREVIEW = 10;
 
 const FOOTER = '↑↓ select · Enter jump · a ack · f filter · ? help · q quit';
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** Printable ASCII: one cell per character, no need to segment (the common case, drawn every second). */
-const PLAIN = /^[\x20-\x7e]*$/;
-
-function cells(text: string): number {
-  return PLAIN.test(text) ? text.length : [...graphemes.segment(text)].length;
-}
-
-function pad(text: string, width: number): string {
-  const cut = fitWidth(text, width);
-  return cut + ' '.repeat(Math.max(0, width - cells(cut)));
-}
-
 function summary(state: DashboardState): string {
   const counts = new Map<AgentState, number>();
   for (const row of state.rows) if (row.state !== undefined) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
@@ -67,22 +55,22 @@ interface Columns {
 }
 
 function columns(rows: readonly DashboardRow[]): Columns {
-  const longestHost = Math.max(0, ...rows.map((row) => (row.host ?? 'local').length));
+  const longestHost = Math.max(0, ...rows.map((row) => cellWidth(row.host ?? 'local')));
   return { host: rows.some((row) => row.host !== undefined) ? Math.min(longestHost, 20) : 0 };
 }
 
 function header(cols: Columns): string {
-  const host = cols.host > 0 ? `${pad('HOST', cols.host)} ` : '';
-  return `  ${pad('STATE', 8)} ${pad('FOR', 4)} ${host}${pad('AGENT', 9)} ${pad('SESSION', 20)} ${pad('CWD', 22)} TITLE`;
+  const host = cols.host > 0 ? `${padToCells('HOST', cols.host)} ` : '';
+  return `  ${padToCells('STATE', 8)} ${padToCells('FOR', 4)} ${host}${padToCells('AGENT', 9)} ${padToCells('SESSION', 20)} ${padToCells('CWD', 22)} TITLE`;
 }
 
 function rowLine(row: DashboardRow, cols: Columns, isSelected: boolean, nowMs: number, home: string | undefined): string {
   const age = row.stateSinceMs === undefined ? '-' : formatAge(nowMs - row.stateSinceMs);
-  const host = cols.host > 0 ? `${pad(row.host ?? 'local', cols.host)} ` : '';
+  const host = cols.host > 0 ? `${padToCells(row.host ?? 'local', cols.host)} ` : '';
   const title = [row.stuck ? '(stuck)' : '', row.title].filter((t) => t !== '').join(' ');
   // Another machine's cwd is under that machine's home, not this one's.
   const cwd = shortenPath(row.cwd, row.host === undefined ? home : undefined);
-  return `${isSelected ? '›' : ' '} ${pad(row.state ?? '-', 8)} ${pad(age, 4)} ${host}${pad(row.agent, 9)} ${pad(row.key, 20)} ${pad(cwd === '' ? '-' : cwd, 22)} ${title}`.trimEnd();
+  return `${isSelected ? '›' : ' '} ${padToCells(row.state ?? '-', 8)} ${padToCells(age, 4)} ${host}${padToCells(row.agent, 9)} ${padToCells(row.key, 20)} ${padToCells(cwd === '' ? '-' : cwd, 22)} ${title}`.trimEnd();
 }
 
 /** The list's lines, scrolled so the selected row is in view; unreachable hosts last. */
@@ -117,7 +105,7 @@ export function previewRows(preview: ScreenPreview, height: number): string[] {
 function previewTitle(state: DashboardState, width: number): string {
   const row = selectedRow(state);
   const label = row === undefined ? '── preview ' : `── ${row.host === undefined ? '' : `${row.host}:`}${row.key} · ${row.state ?? 'no state'} `;
-  return fitWidth(`${label}${'─'.repeat(Math.max(0, width - label.length))}`, width);
+  return truncateToCells(`${label}${'─'.repeat(Math.max(0, width - cellWidth(label)))}`, width);
 }
 
 export function renderFrame(input: FrameInput): Frame {
@@ -147,7 +135,9 @@ export function renderFrame(input: FrameInput): Frame {
   const lines = [top, ...body.slice(0, height - 2)];
   while (lines.length < height - 1) lines.push('');
   lines.push(footer);
-  return { lines: lines.map((line) => fitWidth(line, width)), selectedLine };
+  // Every line through forTerminal, once, here: a footer quoting a session's or ssh's error, a
+  // state a session sent, a host's name never reach the terminal as anything but text.
+  return { lines: lines.map((line) => truncateToCells(forTerminal(line), width)), selectedLine };
 }
 
 /** Screen text is the agent's own drawing, already free of escapes; control characters still never reach the terminal. */

@@ -6,6 +6,7 @@
  * fetched at view time.
  */
 import type { Label, LabelState } from '../../core/recordings/labels.js';
+import { forHtml, forJson } from '../../core/text/sanitize.js';
 import {
   analyzeRecording,
   type FileScore,
@@ -77,14 +78,14 @@ export function renderEvalPage(recordings: readonly EvalPageRecording[], options
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${forHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs><pattern id="hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f9fafb"/><rect width="3" height="6" fill="#d1d5db"/></pattern></defs></svg>
-<h1>${escapeHtml(title)}</h1>
+<h1>${forHtml(title)}</h1>
 ${options.total === undefined ? '' : `<p class="total"><b>Total</b> ${renderMetrics(options.total)}</p>`}
-<p class="legend">${LEGEND.map(([name, color]) => `<span><i style="background:${color}"></i>${escapeHtml(name)}</span>`).join('')}
+<p class="legend">${LEGEND.map(([name, color]) => `<span><i style="background:${color}"></i>${forHtml(name)}</span>`).join('')}
 <span><b class="mark-change">│</b>labeled change</span><span><b class="mark-change">▲</b>detected</span><span><b class="mark-miss">✕</b>missed change</span><span><b class="mark-spurious">▼</b>spurious transition</span></p>
 ${recordings.length === 0 ? '<p>No labeled recordings.</p>' : sections}
 <script>${SCRIPT}</script>
@@ -136,9 +137,9 @@ function renderRecording(recording: EvalPageRecording, index: number): string {
   };
 
   return `<section class="recording" id="rec-${index}" data-index="${index}">
-<h2>${escapeHtml(score.file)} <small>${escapeHtml(score.agent)}</small></h2>
+<h2>${forHtml(score.file)} <small>${forHtml(score.agent)}</small></h2>
 <p class="metrics">${renderMetrics(score)}</p>
-<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${VIEW_HEIGHT}" role="img" aria-label="timeline of ${escapeHtml(score.file)}">
+<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${VIEW_HEIGHT}" role="img" aria-label="timeline of ${forHtml(score.file)}">
 <text class="band-name" x="4" y="${LABEL_BAND_Y + 20}">labels</text>
 <text class="band-name" x="4" y="${PUBLISHED_BAND_Y + 20}">published</text>
 <g class="band band-labels">${band(labelSpans, LABEL_BAND_Y, 'label')}</g>
@@ -178,11 +179,11 @@ function renderChangeMarks(changes: readonly LabeledChange[], x: (t: number) => 
   return changes
     .map((change) => {
       const name = `${change.from} → ${change.to} at ${seconds(change.labelT)}`;
-      const start = `<line class="change" x1="${fmt(x(change.startT))}" x2="${fmt(x(change.startT))}" y1="12" y2="${PUBLISHED_BAND_Y + BAND_HEIGHT + 4}"><title>${escapeHtml(`${name}, changed from ${seconds(change.startT)}`)}</title></line>`;
+      const start = `<line class="change" x1="${fmt(x(change.startT))}" x2="${fmt(x(change.startT))}" y1="12" y2="${PUBLISHED_BAND_Y + BAND_HEIGHT + 4}"><title>${forHtml(`${name}, changed from ${seconds(change.startT)}`)}</title></line>`;
       if (change.detectedT === undefined) {
-        return `${start}<text class="miss" x="${fmt(x(change.labelT))}" y="${PUBLISHED_BAND_Y + BAND_HEIGHT / 2 + 6}" text-anchor="middle">✕<title>${escapeHtml(`missed: ${name}`)}</title></text>`;
+        return `${start}<text class="miss" x="${fmt(x(change.labelT))}" y="${PUBLISHED_BAND_Y + BAND_HEIGHT / 2 + 6}" text-anchor="middle">✕<title>${forHtml(`missed: ${name}`)}</title></text>`;
       }
-      return `${start}<path class="detected" d="M${fmt(x(change.detectedT))} ${PUBLISHED_BAND_Y + BAND_HEIGHT} l-4 7 h8 z"><title>${escapeHtml(`${name} detected after ${change.latencyMs ?? 0} ms`)}</title></path>`;
+      return `${start}<path class="detected" d="M${fmt(x(change.detectedT))} ${PUBLISHED_BAND_Y + BAND_HEIGHT} l-4 7 h8 z"><title>${forHtml(`${name} detected after ${change.latencyMs ?? 0} ms`)}</title></path>`;
     })
     .join('');
 }
@@ -191,7 +192,7 @@ function renderSpuriousMarks(spurious: readonly SpuriousTransition[], x: (t: num
   return spurious
     .map(
       (mark) =>
-        `<path class="spurious" d="M${fmt(x(mark.t))} ${PUBLISHED_BAND_Y - 1} l-5 -8 h10 z"><title>${escapeHtml(`spurious: ${mark.published} during ${mark.label} at ${seconds(mark.t)}`)}</title></path>`,
+        `<path class="spurious" d="M${fmt(x(mark.t))} ${PUBLISHED_BAND_Y - 1} l-5 -8 h10 z"><title>${forHtml(`spurious: ${mark.published} during ${mark.label} at ${seconds(mark.t)}`)}</title></path>`,
     )
     .join('');
 }
@@ -200,7 +201,7 @@ function renderBand(spans: readonly Span[], y: number, kind: string, x: (t: numb
   return spans
     .map(
       (span) =>
-        `<rect class="seg ${kind}" x="${fmt(x(span.from))}" y="${y}" width="${fmt(Math.max(x(span.to) - x(span.from), 0.5))}" height="${BAND_HEIGHT}" fill="${COLORS[span.state] ?? '#000'}"><title>${escapeHtml(`${kind} ${span.state} ${when(span.from)}–${when(span.to)}`)}</title></rect>`,
+        `<rect class="seg ${kind}" x="${fmt(x(span.from))}" y="${y}" width="${fmt(Math.max(x(span.to) - x(span.from), 0.5))}" height="${BAND_HEIGHT}" fill="${COLORS[span.state] ?? '#000'}"><title>${forHtml(`${kind} ${span.state} ${when(span.from)}–${when(span.to)}`)}</title></rect>`,
     )
     .join('');
 }
@@ -211,7 +212,7 @@ function renderAxis(duration: number, x: (t: number) => number, axisY = AXIS_Y, 
   for (let index = 0; index * step <= duration + 1e-9; index += 1) {
     const t = index * step;
     ticks.push(
-      `<line class="axis" x1="${fmt(x(t))}" x2="${fmt(x(t))}" y1="${axisY}" y2="${axisY + 4}"/><text class="tick" x="${fmt(x(t))}" y="${axisY + 15}" text-anchor="middle">${escapeHtml(label(t, step))}</text>`,
+      `<line class="axis" x1="${fmt(x(t))}" x2="${fmt(x(t))}" y1="${axisY}" y2="${axisY + 4}"/><text class="tick" x="${fmt(x(t))}" y="${axisY + 15}" text-anchor="middle">${forHtml(label(t, step))}</text>`,
     );
   }
   return ticks.join('');
@@ -244,8 +245,8 @@ export function renderStateTimeline(input: StateTimelineInput): string {
     duration,
     input.initial as BandState,
   );
-  return `<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${TIMELINE_HEIGHT}" role="img" aria-label="${escapeHtml(input.label)}">
-<text class="band-name" x="4" y="${TIMELINE_BAND_Y + 20}">${escapeHtml(input.label)}</text>
+  return `<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${TIMELINE_HEIGHT}" role="img" aria-label="${forHtml(input.label)}">
+<text class="band-name" x="4" y="${TIMELINE_BAND_Y + 20}">${forHtml(input.label)}</text>
 <g class="band band-published">${renderBand(spans, TIMELINE_BAND_Y, 'published', x, (t) => label(t, 1))}</g>
 ${renderAxis(duration, x, TIMELINE_AXIS_Y, label)}
 </svg>`;
@@ -260,7 +261,7 @@ function renderChangeTable(changes: readonly LabeledChange[]): string {
           ? '<td class="missed">missed</td>'
           : `<td>${change.latencyMs} ms</td>`;
       const jumpTo = change.detectedT ?? change.labelT;
-      return `<tr class="change-row" data-t="${jumpTo}"><td>${seconds(change.startT)}</td><td>${escapeHtml(change.from)} → ${escapeHtml(change.to)}</td>${outcome}</tr>`;
+      return `<tr class="change-row" data-t="${jumpTo}"><td>${seconds(change.startT)}</td><td>${forHtml(change.from)} → ${forHtml(change.to)}</td>${outcome}</tr>`;
     })
     .join('');
   return `<table class="changes"><thead><tr><th>changed at</th><th>labeled change</th><th>detected after</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -306,18 +307,9 @@ function fmt(value: number): string {
   return value.toFixed(2);
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-/** JSON safe inside a <script> element: no `</script>`, no `<!--`, no U+2028/9 surprises. */
+/** JSON safe inside a <script> element: no `</script>`, no `<!--`, no U+2028/9 or bidi surprises (forJson). */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  return forJson(JSON.stringify(value)).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 const STYLE = `

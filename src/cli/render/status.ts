@@ -1,10 +1,13 @@
 /**
  * Pure rendering for `agentwrap status`: text lines, the `--json` document and the tmux
  * string. Every string that came from a file is passed through `sanitizeTitle` before it
- * reaches a terminal: records are written by other programs, and a title or a cwd holding an
- * escape sequence must not be able to drive the reader's terminal.
+ * reaches a terminal, and every line through forTerminal (core/text): records are written by
+ * other programs, and a title or a cwd holding an escape sequence must not be able to drive the
+ * reader's terminal. Columns and widths are terminal cells (core/text/cells.ts).
  */
 import { sanitizeTitle } from '../../core/records/session-record.js';
+import { padToCells, truncateToCells } from '../../core/text/cells.js';
+import { forTerminal } from '../../core/text/sanitize.js';
 import { rollUp } from '../../core/detector/session-state.js';
 import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
 import type { ListedSession } from '../../app/sessions/store.js';
@@ -112,26 +115,6 @@ export function shortenPath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-// Made on first use: a Segmenter loads ICU's break rules (~11 ms), which `status --json` never needs.
-let segmenter: Intl.Segmenter | undefined;
-const graphemes = {
-  segment: (text: string): Intl.Segments => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text),
-};
-
-/** Cuts to `width` graphemes (one cell each, an approximation for wide characters), ending in `…` when cut. */
-export function fitWidth(text: string, width: number): string {
-  if (text.length <= width) return text;
-  const parts = [...graphemes.segment(text)].map((s) => s.segment);
-  if (parts.length <= width) return text;
-  return `${parts.slice(0, Math.max(0, width - 1)).join('')}…`;
-}
-
-function pad(text: string, width: number): string {
-  const cut = fitWidth(text, width);
-  const length = [...graphemes.segment(cut)].length;
-  return cut + ' '.repeat(Math.max(0, width - length));
-}
-
 /** Displayable form of a string from a file: sanitized, bounded, never empty. */
 function clean(text: string | undefined, max = 256): string {
   const safe = text === undefined ? '' : sanitizeTitle(text, max);
@@ -151,7 +134,7 @@ export function renderStatusText(view: StatusView, options: TextOptions = {}): s
   if (sessions.length === 0) {
     lines.push(`no live agent sessions (${clean(view.root)})`);
   } else {
-    lines.push(`${pad('STATE', 8)} ${pad('FOR', 4)} ${pad('AGENT', 10)} ${pad('SESSION', 22)} ${pad('CWD', 24)} TITLE / DETAILS`);
+    lines.push(`${padToCells('STATE', 8)} ${padToCells('FOR', 4)} ${padToCells('AGENT', 10)} ${padToCells('SESSION', 22)} ${padToCells('CWD', 24)} TITLE / DETAILS`);
     for (const session of sessions) lines.push(sessionLine(session, view.nowMs, options.home));
     const counts = countStates(sessions);
     const parts = ROLLUP_ORDER.filter((state) => counts[state] > 0).map((state) => `${counts[state]} ${state}`);
@@ -163,7 +146,9 @@ export function renderStatusText(view: StatusView, options: TextOptions = {}): s
   for (const host of view.hosts ?? []) {
     if (!host.reachable) lines.push(`host ${clean(host.host, 128)}: unreachable${host.error === undefined ? '' : ` (${clean(host.error)})`}`);
   }
-  return options.width === undefined ? lines : lines.map((line) => fitWidth(line, options.width ?? line.length));
+  // Every line once more through forTerminal: whatever a field above missed never reaches the terminal.
+  const safe = lines.map((line) => forTerminal(line));
+  return options.width === undefined ? safe : safe.map((line) => truncateToCells(line, options.width ?? line.length));
 }
 
 function sessionLine(session: HostedSession, nowMs: number, home: string | undefined): string {
@@ -176,13 +161,13 @@ function sessionLine(session: HostedSession, nowMs: number, home: string | undef
     // Reported display metadata (`agentwrap report-metadata`) follows the title, as key=value.
     const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
     const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
-    return `${pad(record.state, 8)} ${pad(formatAge(nowMs - record.state_since), 4)} ${pad(agent, 10)} ${pad(key, 22)} ${pad(cwd, 24)} ${title}`.trimEnd();
+    return `${padToCells(record.state, 8)} ${padToCells(formatAge(nowMs - record.state_since), 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${title}`.trimEnd();
   }
   const { record } = session;
   const details = [`model ${clean(record.model, 64)}`];
   if (record.effort !== undefined) details.push(`effort ${clean(record.effort, 32)}`);
   details.push(`by ${clean(record.written_by, 64)}`);
-  return `${pad('-', 8)} ${pad('-', 4)} ${pad(agent, 10)} ${pad(key, 22)} ${pad(cwd, 24)} ${details.join(', ')}`;
+  return `${padToCells('-', 8)} ${padToCells('-', 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${details.join(', ')}`;
 }
 
 /** tmux colours per state (status-right format codes). */

@@ -7,7 +7,8 @@
  * markup it inserts is the timeline SVG this module drew (escaped by render-eval-page).
  */
 import type { StateHistorySnapshot } from '../../core/records/state-history.js';
-import { escapeHtml, jsonForScript, renderStateTimeline } from '../render/eval-page.js';
+import { forHtml } from '../../core/text/sanitize.js';
+import { jsonForScript, renderStateTimeline } from '../render/eval-page.js';
 import type { StatusJson } from '../render/status.js';
 
 export interface DashboardPageInput {
@@ -60,7 +61,7 @@ export function renderDashboardPage(input: DashboardPageInput): string {
 </main>
 <script type="application/json" id="initial">${jsonForScript(input.initial)}</script>
 <script type="application/json" id="first-paint">${jsonForScript({ timelines: input.timelines ?? {}, screen: input.screen ?? null })}</script>
-<script nonce="${escapeHtml(input.nonce)}">${SCRIPT}</script>
+<script nonce="${forHtml(input.nonce)}">${SCRIPT}</script>
 </body>
 </html>
 `;

@@ -23,6 +23,7 @@ import { loadSkipCache, readCachedSessionsReport, watchSessions, type ListedSess
 import type { SkipCache } from '../../app/sessions/skip-cache.js';
 import type { StateHistorySnapshot } from '../../core/records/state-history.js';
 import type { EvidenceSnapshot } from '../../core/types.js';
+import { toJson } from '../../core/text/sanitize.js';
 import { renderDashboardPage, renderHistoryTimeline, type DashboardPageInput } from './page.js';
 import { statusJson, type StatusJson } from '../render/status.js';
 
@@ -82,7 +83,7 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+  send(res, status, 'application/json; charset=utf-8', toJson(value));
 }
 
 /** What the list shows changed (ages and lease refreshes alone do not count). */
@@ -188,7 +189,7 @@ class SessionFeed {
 }
 
 function frame(view: StatusJson): string {
-  return `event: sessions\ndata: ${JSON.stringify(view)}\n\n`;
+  return `event: sessions\ndata: ${toJson(view)}\n\n`;
 }
 
 const PAGE_CSP = (nonce: string): string =>

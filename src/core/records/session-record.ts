@@ -8,6 +8,7 @@
  * free text is the terminal title, which is sanitized and bounded here.
  */
 import type { AgentState } from '../types.js';
+import { forTerminal } from '../text/sanitize.js';
 
 /** Schema major version this module reads and writes; schema-2 files are ignored (convention §6). */
 export const RECORD_SCHEMA = 1;
@@ -262,35 +263,17 @@ export function fnv1a32(text: string): string {
 /** Cap on the input examined, so a hostile megabyte title costs no more than a long one. */
 const SANITIZE_SAMPLE_UNITS = 16_384;
 
-/**
- * ESC-introduced sequences: CSI (`ESC [` … final byte), OSC/DCS/SOS/PM/APC strings (up to BEL
- * or ST, or to the end when unterminated), and two-byte escapes. Also their 8-bit C1 forms.
- */
-const ESCAPE_SEQUENCE =
-  /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u009b[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
-
-/** Line breaks and tabs become spaces rather than gluing words together. */
-const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
-
-/** C0, DEL, C1, bidi embeddings/overrides/isolates and marks, BOM, unpaired surrogates. */
-const FORBIDDEN_CHARS =
-  /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 // Made on first use: creating a Segmenter loads ICU's break rules (~11 ms, measured), and only
 // a title longer than its bound needs one.
 let graphemes: Intl.Segmenter | undefined;
 
 /**
- * A title safe to publish and to print on someone's terminal: escape sequences, control and
- * bidi characters removed, whitespace runs collapsed, bounded to `maxUnits` UTF-16 code units
+ * A title safe to publish and to print on someone's terminal: core/text's `forTerminal` (escape
+ * sequences, control and bidi characters removed), whitespace runs collapsed, bounded to `maxUnits` UTF-16 code units
  * without splitting a grapheme (no ellipsis is added: readers decide how to show a cut).
  */
 export function sanitizeTitle(text: string, maxUnits: number = TITLE_MAX_UNITS): string {
-  const cleaned = text
-    .slice(0, SANITIZE_SAMPLE_UNITS)
-    .replace(ESCAPE_SEQUENCE, '')
-    .replace(WHITESPACE_CONTROLS, ' ')
-    .replace(FORBIDDEN_CHARS, '')
+  const cleaned = forTerminal(text.slice(0, SANITIZE_SAMPLE_UNITS))
     .replace(/ {2,}/g, ' ')
     .trim();
   if (cleaned.length <= maxUnits) return cleaned;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Label } from '../../../src/core/recordings/labels.js';
 import { type PublishedTransition, scoreRecordings } from '../../../src/core/recordings/score.js';
-import { type EvalPageRecording, escapeHtml, renderEvalPage, renderStateTimeline } from '../../../src/cli/render/eval-page.js';
+import { type EvalPageRecording, renderEvalPage, renderStateTimeline } from '../../../src/cli/render/eval-page.js';
+import { forHtml } from '../../../src/core/text/sanitize.js';
 
 const LABELS: Label[] = [
   { t: 0, state: 'idle' },
@@ -71,7 +72,7 @@ describe('renderEvalPage', () => {
   it('shows the metrics and escapes text from the recording', () => {
     expect(html).toContain('recordings/demo/run.cast');
     expect(html).toMatch(/accuracy <b>\d+\.\d%<\/b>/);
-    expect(escapeHtml('<b a="x">&\'')).toBe('&#60;b a=&#34;x&#34;&#62;&#38;&#39;');
+    expect(forHtml('<b a="x">&\'')).toBe('&#60;b a=&#34;x&#34;&#62;&#38;&#39;');
   });
 
   it('needs no network: no external URLs, scripts or stylesheets', () => {

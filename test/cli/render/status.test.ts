@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createSessionRecord } from '../../../src/core/records/session-record.js';
 import type { ListedSession } from '../../../src/app/sessions/store.js';
-import { fitWidth, formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../../src/cli/render/status.js';
+import { cellWidth } from '../../../src/core/text/cells.js';
+import { formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../../src/cli/render/status.js';
 
 const NOW = 1_784_200_000_000;
 
@@ -31,12 +32,6 @@ describe('text helpers', () => {
   it('shortens paths under home only', () => {
     expect([shortenPath('/home/u/repo', '/home/u'), shortenPath('/home/uu', '/home/u'), shortenPath('/home/u', '/home/u')]).toEqual(['~/repo', '/home/uu', '~']);
   });
-
-  it('cuts to a width on grapheme boundaries with an ellipsis', () => {
-    expect(fitWidth('abcdef', 4)).toBe('abc…');
-    expect(fitWidth('👍🏽👍🏽👍🏽', 2)).toBe('👍🏽…');
-    expect(fitWidth('short', 10)).toBe('short');
-  });
 });
 
 describe('renderStatusText', () => {
@@ -54,6 +49,24 @@ describe('renderStatusText', () => {
     const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [own('a', 'idle', { title: 'z'.repeat(200) })], warnings: [] }, { width: 40 });
 
     expect(lines.every((line) => [...line].length <= 40)).toBe(true);
+  });
+
+  it('counts a wide title in terminal cells, so a CJK title does not wrap the line', () => {
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [own('a', 'idle', { title: '漢字のタイトル'.repeat(10) })], warnings: [] }, { width: 80 });
+
+    expect(lines[1]).toContain('漢字');
+    expect(lines.map((line) => cellWidth(line))).toEqual(lines.map((line) => Math.min(cellWidth(line), 80)));
+    expect(cellWidth(lines[1] ?? '')).toBeGreaterThan(76);
+  });
+
+  it('aligns columns in cells when a field is wide', () => {
+    const plain = own('b', 'idle', { title: 'T' });
+    const wide = { ...own('a', 'idle', { title: 'T' }), record: { ...plain.record, cwd: '/srv/漢字' } } as ListedSession;
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [wide, plain], warnings: [] }, {});
+
+    const column = (line: string, text: string): number => cellWidth(line.slice(0, line.lastIndexOf(text)));
+    expect(lines[1]).toContain('漢字');
+    expect([column(lines[1] ?? '', 'T'), column(lines[2] ?? '', 'T')]).toEqual([column(lines[0] ?? '', 'TITLE'), column(lines[0] ?? '', 'TITLE')]);
   });
 });
 

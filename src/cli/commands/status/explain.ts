@@ -11,6 +11,7 @@ import { loadDefaultRegistry, loadPackFile, type LoadedPack } from '../../../app
 import { explainPack } from '../../../core/packs/evaluate.js';
 import { fixtureInput, parseFixture } from '../../../core/packs/fixture.js';
 import { versionAdvice, versionStatus } from '../../../core/packs/schema.js';
+import { forTerminal, toJson } from '../../../core/text/sanitize.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseCommand } from '../../flags.js';
 import type { ExplainPayload } from '../../session-explain.js';
@@ -153,6 +154,6 @@ export async function main(args: readonly string[]): Promise<number> {
     input: { file: opts.file, rows: input.screen.rows.length, title: input.title, progress: input.progress },
     rules: explainPack(compiled, input),
   };
-  process.stdout.write(opts.json ? `${JSON.stringify(explainToJson(report), null, 2)}\n` : renderExplainText(report));
+  process.stdout.write(opts.json ? `${toJson(explainToJson(report), 2)}\n` : forTerminal(renderExplainText(report), { multiline: true }));
   return 0;
 }

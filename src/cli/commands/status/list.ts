@@ -8,7 +8,9 @@
 import { homedir } from 'node:os';
 import type { HostReport, RemotePoller } from '../../../app/sessions/remote-status.js';
 import { watchSessions, type SessionsWatch } from '../../../app/sessions/store.js';
-import { UsageError } from '../../errors.js';
+import { truncateToCells } from '../../../core/text/cells.js';
+import { forTerminal, toJson } from '../../../core/text/sanitize.js';
+import { printDiagnostic, UsageError } from '../../errors.js';
 import { parseCommand } from '../../flags.js';
 import { renderStatusText, renderTmux, statusJson } from '../../render/status.js';
 import { buildView, statusSources, type StatusSources } from '../../status-sources.js';
@@ -89,14 +91,14 @@ export async function main(args: readonly string[]): Promise<number> {
   const view = buildView(sources, Date.now(), remote);
   switch (options.format) {
     case 'json':
-      process.stdout.write(`${JSON.stringify(statusJson(view), null, 2)}\n`);
+      process.stdout.write(`${toJson(statusJson(view), 2)}\n`);
       return 0;
     case 'tmux':
       // tmux shows the first line of a #() command; an empty line hides the segment.
       process.stdout.write(`${renderTmux(view)}\n`);
       return 0;
     case 'text':
-      for (const warning of view.warnings) process.stderr.write(`agentwrap: warning: ${warning}\n`);
+      for (const warning of view.warnings) printDiagnostic(`warning: ${warning}`);
       process.stdout.write(`${renderStatusText(view, { home: homedir() }).join('\n')}\n`);
       return 0;
   }
@@ -131,7 +133,10 @@ function watchStatus(sources: StatusSources, startRemote: (onChange: () => void)
       if (isDone) return;
       const view = buildView(sources, Date.now(), remote.reports());
       const rows = out.rows ?? 24;
-      let lines = [...view.warnings.map((w) => `warning: ${w}`), ...renderStatusText(view, { home: homedir(), width: out.columns ?? 80 })];
+      const width = out.columns ?? 80;
+      // Warnings quote other machines and files: made safe and cut to the width like the rows.
+      const warnings = view.warnings.map((w) => truncateToCells(forTerminal(`warning: ${w}`), width));
+      let lines = [...warnings, ...renderStatusText(view, { home: homedir(), width })];
       if (lines.length > rows - 1) lines = [...lines.slice(0, rows - 2), `… ${lines.length - rows + 2} more lines`];
       const frame = `${CURSOR_HOME}${lines.map((line) => `${line}${CLEAR_TO_LINE_END}\n`).join('')}${CLEAR_BELOW}`;
       if (frame === previous) return;
