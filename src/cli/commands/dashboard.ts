@@ -4,6 +4,7 @@
  */
 import { resolveStateRoot } from '../../app/platform.js';
 import { startDashboard } from '../web/server.js';
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 
@@ -17,7 +18,7 @@ sessions' working directories, titles and screens, so keep it to yourself. Ctrl-
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand({ name: 'dashboard', usage: HELP, options: { port: { type: 'string' } } }, args);
+  const parsed = parseCommand({ name: 'dashboard', usage: HELP, options: COMMANDS.dashboard.options }, args);
   if (parsed === undefined) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`dashboard: unexpected argument ${positionals[0] ?? ''}`);

@@ -10,6 +10,7 @@ import { launchWrapped } from '../../app/launch/launch.js';
 import { attachLiveSession, syntheticSessionId } from '../../app/live/live-session.js';
 import { createVirtualTerminal } from '../../app/virtual-terminal.js';
 import type { AgentState } from '../../core/types.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 
@@ -23,12 +24,7 @@ Runs the bundled demo agent wrapped, in this terminal, and shows what agentwrap 
   --json               with --auto: print the published transitions as JSON
   --record FILE.cast   record the session (asciicast v2)
 `,
-  options: {
-    auto: { type: 'boolean' },
-    speed: { type: 'string' },
-    json: { type: 'boolean' },
-    record: { type: 'string' },
-  },
+  options: COMMANDS.demo.options,
 } as const;
 
 /** How long `--auto` waits for any one state before calling the run failed. */

@@ -4,6 +4,7 @@
  * from. Exit status 1 when a check fails, 0 otherwise (warnings included).
  */
 import { runDoctor, type DoctorReport } from '../../app/doctor.js';
+import { COMMANDS } from '../command-table.js';
 import { parseCommand } from '../flags.js';
 import { UsageError } from '../errors.js';
 import { loadUserConfig } from '../user-config.js';
@@ -23,7 +24,7 @@ export function renderDoctor(report: DoctorReport): string {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand({ name: 'doctor', usage: HELP, options: { json: { type: 'boolean' } } }, args);
+  const parsed = parseCommand({ name: 'doctor', usage: HELP, options: COMMANDS.doctor.options }, args);
   if (parsed === undefined) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`doctor: unexpected argument ${positionals[0] ?? ''}`);

@@ -9,6 +9,7 @@ import { subscribeControl, type ControlSubscription, type StateChangeEvent } fro
 import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions, type ListedSession, type SessionsWatch } from '../../app/sessions/store.js';
 import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/sessions/remote-events.js';
 import { isSafeHost } from '../../app/sessions/state-access.js';
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -22,7 +23,7 @@ const DISCOVER_POLL_MS = 1_000;
  */
 const DISCOVER_SETTLE_MS = 50;
 
-const SPEC = { name: 'events', options: { host: { type: 'string', multiple: true } }, usage: `usage: agentwrap events [--host USER@BOX]…
+const SPEC = { name: 'events', options: COMMANDS.events.options, usage: `usage: agentwrap events [--host USER@BOX]…
 
 Prints one JSON object per line: first the current state of every live session (from: null),
 then every state change of every agentwrap session until Ctrl-C:

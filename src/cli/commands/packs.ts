@@ -9,8 +9,9 @@ import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry }
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { readFileSync } from 'node:fs';
+import { COMMANDS } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
-import { parseCommand } from '../flags.js';
+import { closest, parseCommand } from '../flags.js';
 
 const USAGE = 'packs list [--json] | packs lint [FILE…] | packs test [DIR…]';
 
@@ -20,9 +21,9 @@ const PACKS_USAGE = `usage: agentwrap ${USAGE}
   lint [FILE…]    check pack files (default: every live one); exit 1 on any error
   test [DIR…]     sweep screen fixtures against the live packs (default: the bundled fixtures/)
 `;
-const LIST = { name: 'packs list', usage: 'usage: agentwrap packs list [--json]\n\nThe live packs (bundled and yours), their status and validated versions.\n', options: { json: { type: 'boolean' } } } as const;
-const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]\n\nChecks pack files (default: every live one): every problem as FILE:LINE: rule ID: reason; exit 1 on any error.\n', options: {} } as const;
-const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: {} } as const;
+const LIST = { name: 'packs list', usage: 'usage: agentwrap packs list [--json]\n\nThe live packs (bundled and yours), their status and validated versions.\n', options: COMMANDS.packs.subcommands.list.options } as const;
+const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]\n\nChecks pack files (default: every live one): every problem as FILE:LINE: rule ID: reason; exit 1 on any error.\n', options: COMMANDS.packs.subcommands.lint.options } as const;
+const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: COMMANDS.packs.subcommands.test.options } as const;
 
 function write(text: string): void {
   process.stdout.write(text);
@@ -171,6 +172,11 @@ function test(allArgs: readonly string[]): number {
   return failed > 0 ? 1 : 0;
 }
 
+function unknownSubcommand(word: string): string {
+  const near = closest(word, Object.keys(COMMANDS.packs.subcommands));
+  return `packs: unknown subcommand ${word}; ${near === undefined ? 'there are list, lint and test' : `did you mean packs ${near}?`}`;
+}
+
 export async function main(args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -181,12 +187,12 @@ export async function main(args: readonly string[]): Promise<number> {
     case 'test':
       return test(rest);
     case undefined:
-      throw new UsageError(`packs needs a subcommand: ${USAGE}`);
+      throw new UsageError('packs needs a subcommand: list, lint or test');
     case '-h':
     case '--help':
       process.stdout.write(PACKS_USAGE);
       return 0;
     default:
-      throw new UsageError(`packs: unknown subcommand ${sub} (${USAGE})`);
+      throw new UsageError(unknownSubcommand(sub));
   }
 }
