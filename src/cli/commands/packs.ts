@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
-import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { DEMO_PACK_AGENT, listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { readFileSync } from 'node:fs';
@@ -65,7 +65,7 @@ function list(args: readonly string[]): number {
       e.status,
       pack === undefined ? '-' : String(pack.rules.length),
       pack?.validatedVersions ?? '-',
-      pack === undefined ? '-' : pack.unverified ? 'unverified' : 'verified',
+      evidence(e),
       e.path,
     ];
   });
@@ -82,6 +82,14 @@ function list(args: readonly string[]): number {
   out.push('', `bundled packs: ${BUNDLED_PACKS_DIR}`, `user packs:    ${registry.userPacksDir ?? '(no HOME; none)'}   rule engine v${RULE_ENGINE_VERSION}`);
   write(`${out.join('\n')}\n`);
   return 0;
+}
+
+/** `verified` (built from recordings of the real agent), `unverified`, or the bundled demo's own. */
+function evidence(entry: PackFileEntry): string {
+  const pack = entry.pack?.compiled.pack;
+  if (pack === undefined) return '-';
+  if (entry.origin === 'bundled' && entry.agent === DEMO_PACK_AGENT) return 'verified (the demo agent)';
+  return pack.unverified ? 'unverified' : 'verified';
 }
 
 /** Lints one file; returns the number of errors (warnings print but do not count). */
