@@ -25,8 +25,8 @@ export async function main(args: readonly string[]): Promise<number> {
   const port = numberFlag('dashboard', 'port', values.port) ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`dashboard: --port wants 0–65535, got ${values.port ?? ''}`);
   const dashboard = await startDashboard({ root: resolveStateRoot(process.env), port });
-  process.stdout.write(`agentwrap dashboard: ${dashboard.url}\n`);
-  return new Promise<number>((resolvePromise) => {
+  // The handlers first, then the URL: a Ctrl-C the moment the URL shows must end it cleanly.
+  const closed = new Promise<number>((resolvePromise) => {
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const finish = (): void => {
       for (const signal of SIGNALS) process.off(signal, finish);
@@ -34,4 +34,6 @@ export async function main(args: readonly string[]): Promise<number> {
     };
     for (const signal of SIGNALS) process.on(signal, finish);
   });
+  process.stdout.write(`agentwrap dashboard: ${dashboard.url}\n`);
+  return closed;
 }
