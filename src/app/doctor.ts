@@ -14,7 +14,7 @@ import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-di
 import { HOOK_AGENTS } from '../core/config/schema.js';
 import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/config/launch-settings.js';
 import { versionAdvice, versionStatus } from '../core/packs/schema.js';
-import { loadDefaultRegistry } from './pack-registry.js';
+import { DEMO_PACK_AGENT, loadDefaultRegistry } from './pack-registry.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -234,11 +234,12 @@ function checkPacksAndAgents(env: NodeJS.ProcessEnv, config: LoadedConfig): Doct
   }
   const live = registry.packs();
   const users = live.filter((p) => p.origin === 'user').length;
-  out.push(check('packs', 'ok', `${live.length} packs live (${live.length - users} bundled, ${users} from ${registry.userPacksDir ?? 'no user directory'})`));
+  out.push(check('pack', 'ok', `${live.length} packs live (${live.length - users} bundled, ${users} from ${registry.userPacksDir ?? 'no user directory'})`));
 
   const looked: string[] = [];
   let found = 0;
-  for (const pack of live) {
+  // The bundled demo agent is run by `agentwrap demo`, never found on PATH: not an agent CLI.
+  for (const pack of live.filter((p) => !(p.origin === 'bundled' && p.agent === DEMO_PACK_AGENT))) {
     for (const command of pack.compiled.pack.commands) {
       looked.push(command);
       const executable = resolveOnPath(command, env['PATH']);

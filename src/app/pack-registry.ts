@@ -21,6 +21,9 @@ export const RELOAD_CHECK_INTERVAL_MS = 1000;
 /** Notes kept for explain; older ones drop off so a flapping file cannot grow memory. */
 const MAX_NOTES = 50;
 
+/** The bundled demo agent's pack (packs/demo.toml): `agentwrap demo` runs it; no agent CLI is found by it. */
+export const DEMO_PACK_AGENT = 'demo';
+
 export type PackOrigin = 'bundled' | 'user';
 
 export interface LoadedPack {

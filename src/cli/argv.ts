@@ -6,7 +6,9 @@
  * the agent, untouched, even words like `--record` or `--help`.
  */
 import { parseArgs } from 'node:util';
+import { LAUNCH_TABLE_OPTIONS } from './command-table.js';
 import { UsageError } from './errors.js';
+import { closest } from './flags.js';
 
 export type LaunchForm = 'agent' | 'run';
 
@@ -61,18 +63,7 @@ export const LAUNCH_USAGE = `usage:
 
 ${LAUNCH_OPTIONS_HELP}`;
 
-const LAUNCH_OPTIONS = {
-  record: { type: 'string' },
-  'record-input': { type: 'boolean' },
-  pack: { type: 'string' },
-  notify: { type: 'boolean' },
-  'no-notify': { type: 'boolean' },
-  'on-state': { type: 'string' },
-  hooks: { type: 'boolean' },
-  'no-hooks': { type: 'boolean' },
-  'no-record': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const LAUNCH_OPTIONS = { ...LAUNCH_TABLE_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
 
 type LaunchOption = keyof typeof LAUNCH_OPTIONS;
 
@@ -95,6 +86,7 @@ function isLaunchOption(name: string): name is LaunchOption {
  */
 export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): LaunchArgs {
   const what = form === 'run' ? 'the command' : 'the agent name';
+  const hint = form === 'run' ? 'agentwrap run --help' : 'agentwrap --help';
   const { tokens } = parseArgs({ args: [...argv], options: LAUNCH_OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const values = new Map<LaunchOption, string | true>();
   let index = argv.length;
@@ -110,17 +102,23 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
       break;
     }
     if (!isLaunchOption(token.name)) {
-      throw new UsageError(`unknown option ${token.rawName} (agentwrap's options go before ${what}; the ones after it go to it)`);
+      const near = closest(token.name, Object.keys(LAUNCH_TABLE_OPTIONS));
+      throw new UsageError(
+        near === undefined
+          ? `unknown option ${token.rawName}: agentwrap's options go before ${what}, the ones after it go to it`
+          : `unknown option ${token.rawName}; did you mean --${near}?`,
+        { hint },
+      );
     }
     if (token.name === 'help') return { kind: 'help', form };
     const spelled = `--${token.name}`;
     if (LAUNCH_OPTIONS[token.name].type === 'string') {
-      if (token.value === undefined) throw new UsageError(`${spelled} needs a value`);
-      if (token.value === '') throw new UsageError(`${spelled} needs a non-empty value`);
+      if (token.value === undefined) throw new UsageError(`${spelled} needs a value`, { hint });
+      if (token.value === '') throw new UsageError(`${spelled} needs a non-empty value`, { hint });
     } else if (token.inlineValue === true) {
-      throw new UsageError(`${spelled} takes no value`);
+      throw new UsageError(`${spelled} takes no value`, { hint });
     }
-    if (values.has(token.name)) throw new UsageError(`${spelled} given twice`);
+    if (values.has(token.name)) throw new UsageError(`${spelled} given twice`, { hint });
     values.set(token.name, token.value ?? true);
   }
   const text = (name: LaunchOption): string | undefined => {
@@ -130,18 +128,14 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
 
   const command = argv[index];
   if (command === undefined) {
-    throw new UsageError(
-      form === 'run'
-        ? `run: no command given (agentwrap run [options] -- <command> [args…])${hasSeparator ? ' after --' : ''}`
-        : 'no agent given (agentwrap [options] <agent> [args…])',
-    );
+    throw new UsageError(form === 'run' ? `run: no command given${hasSeparator ? ' after --' : ''}` : 'no agent given', { hint });
   }
-  if (command === '') throw new UsageError(`${what} is empty`);
+  if (command === '') throw new UsageError(`${what} is empty`, { hint });
   if (values.has('record-input') && !values.has('record')) {
-    throw new UsageError('--record-input needs --record FILE');
+    throw new UsageError('--record-input needs --record FILE', { hint });
   }
   for (const [a, b] of OPPOSITE_OPTIONS) {
-    if (values.has(a) && values.has(b)) throw new UsageError(`--${a} and --${b} contradict each other; give one`);
+    if (values.has(a) && values.has(b)) throw new UsageError(`--${a} and --${b} contradict each other; give one`, { hint });
   }
   return {
     kind: 'launch',
@@ -158,4 +152,17 @@ export function parseLaunchArgs(form: LaunchForm, argv: readonly string[]): Laun
       noRecord: values.has('no-record'),
     },
   };
+}
+
+/**
+ * Where the first word after agentwrap's leading options is (skipping each option's value), or
+ * undefined when there is none or a `--` comes first: `--record b.cast demo` → 2.
+ */
+export function leadingCommandIndex(argv: readonly string[]): number | undefined {
+  const { tokens } = parseArgs({ args: [...argv], options: LAUNCH_OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') return undefined;
+    if (token.kind === 'positional') return token.index;
+  }
+  return undefined;
 }

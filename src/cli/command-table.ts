@@ -1,7 +1,9 @@
 /**
- * Every command and option agentwrap accepts, as one table that the shell completions are
- * generated from (completion.ts). A new command or option is one line here; the test in
- * test/cli/completion.test.ts fails when `agentwrap --help` names one this table lacks.
+ * Every command and option agentwrap accepts, as one table. Each command parses its arguments
+ * with its entry's options (flags.ts: `parseCommand`), the shell completions are generated from
+ * it (completion-scripts.ts), `help <command>` and the did-you-mean for a mistyped command read
+ * it (dispatch.ts), and the tests walk it (test/cli/help.test.ts): a new option is one line
+ * here, and completion offers it the day a command accepts it.
  */
 
 /**
@@ -11,6 +13,128 @@
  */
 export type ArgKind = 'word' | 'file' | 'dir' | 'session' | 'agent' | 'command' | { readonly choices: readonly string[] };
 
+/** One option as the parser reads it (node:util parseArgs' fields) and completion offers it. */
+export interface TableOption {
+  readonly type: 'string' | 'boolean';
+  /** Repeatable: every value is kept, in order. */
+  readonly multiple?: boolean;
+  readonly short?: string;
+  /** What a string option's value completes to (default `word`). */
+  readonly complete?: ArgKind;
+}
+
+export interface TableCommand {
+  readonly summary: string;
+  readonly options: Readonly<Record<string, TableOption>>;
+  /** What its positional arguments complete to. */
+  readonly args?: ArgKind;
+  readonly subcommands?: Readonly<Record<string, TableCommand>>;
+}
+
+const WORD = { type: 'string' } as const;
+const FLAG = { type: 'boolean' } as const;
+const NO_OPTIONS = {} as const;
+
+/** The launch options: `agentwrap [options] <agent>` and `agentwrap run [options] -- <cmd>`. */
+export const LAUNCH_TABLE_OPTIONS = {
+  record: { type: 'string', complete: 'file' },
+  'record-input': FLAG,
+  'no-record': FLAG,
+  pack: { type: 'string', complete: 'agent' },
+  notify: FLAG,
+  'no-notify': FLAG,
+  'on-state': WORD,
+  hooks: FLAG,
+  'no-hooks': FLAG,
+} as const satisfies Readonly<Record<string, TableOption>>;
+
+export const COMMANDS = {
+  run: { summary: 'run any command wrapped', options: LAUNCH_TABLE_OPTIONS, args: 'command' },
+  status: {
+    summary: 'live sessions, most urgent first',
+    options: {
+      json: FLAG,
+      watch: { type: 'boolean', short: 'w' },
+      format: { type: 'string', multiple: true, complete: { choices: ['text', 'json', 'tmux'] } },
+      host: { type: 'string', multiple: true },
+      'state-dir': { type: 'string', multiple: true, complete: 'dir' },
+    },
+    subcommands: {
+      explain: {
+        summary: 'why a session is in its state',
+        args: 'session',
+        options: {
+          json: FLAG,
+          file: { type: 'string', complete: 'file' },
+          agent: { type: 'string', complete: 'agent' },
+          pack: { type: 'string', complete: 'file' },
+          title: WORD,
+          progress: WORD,
+          ticks: WORD,
+        },
+      },
+      capture: { summary: 'a live screen as a pack fixture', args: 'session', options: { out: { type: 'string', complete: 'dir' } } },
+    },
+  },
+  ack: { summary: 'mark a session seen (done → idle)', args: 'session', options: NO_OPTIONS },
+  events: { summary: 'NDJSON stream of transitions', options: { host: { type: 'string', multiple: true } } },
+  dashboard: { summary: 'local web dashboard on 127.0.0.1', options: { port: WORD } },
+  report: {
+    summary: 'for agent hooks: report an event',
+    args: 'word',
+    options: {
+      session: { type: 'string', complete: 'session' },
+      json: { type: 'string', complete: 'file' },
+      agent: { type: 'string', complete: 'agent' },
+      source: WORD,
+      seq: WORD,
+    },
+  },
+  'report-metadata': {
+    summary: 'for agent hooks: display-only values',
+    args: 'word',
+    options: { 'ttl-ms': WORD, session: { type: 'string', complete: 'session' } },
+  },
+  replay: {
+    summary: 'a recording through the live pipeline',
+    args: 'file',
+    options: {
+      agent: { type: 'string', complete: 'agent' },
+      timeline: FLAG,
+      json: FLAG,
+      'explain-at': WORD,
+      'screen-at': WORD,
+      'capture-at': WORD,
+      out: { type: 'string', complete: 'dir' },
+      ticks: { type: 'string', complete: 'file' },
+    },
+  },
+  eval: {
+    summary: 'recordings scored against labels',
+    args: 'file',
+    options: { json: FLAG, report: { type: 'string', complete: 'file' }, 'min-accuracy': WORD, agent: { type: 'string', complete: 'agent' } },
+  },
+  packs: {
+    summary: 'rule packs',
+    options: NO_OPTIONS,
+    subcommands: {
+      list: { summary: 'packs loaded and their status', options: { json: FLAG } },
+      lint: { summary: 'validate pack files', args: 'file', options: NO_OPTIONS },
+      test: { summary: 'the fixture sweep', args: 'dir', options: NO_OPTIONS },
+    },
+  },
+  demo: {
+    summary: 'the bundled demo agent, wrapped',
+    options: { auto: FLAG, speed: WORD, json: FLAG, record: { type: 'string', complete: 'file' } },
+  },
+  doctor: { summary: 'what agentwrap sees and what is wrong', options: { json: FLAG } },
+  completion: { summary: 'shell completion script', args: { choices: ['bash', 'zsh', 'fish'] }, options: NO_OPTIONS },
+  help: { summary: 'usage; help <command>: that command\'s', options: NO_OPTIONS },
+} as const satisfies Readonly<Record<string, TableCommand>>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+/** An option as the completion scripts read it. */
 export interface OptionSpec {
   /** With its dashes: `--json`. */
   readonly name: string;
@@ -18,121 +142,53 @@ export interface OptionSpec {
   readonly value?: ArgKind;
 }
 
+/** A command as the completion scripts and tests read it: a list rather than a record. */
 export interface CommandSpec {
   readonly name: string;
   readonly summary: string;
   readonly options: readonly OptionSpec[];
-  /** What its positional arguments complete to. */
   readonly args?: ArgKind;
   readonly subcommands?: readonly CommandSpec[];
 }
 
-/** The launch options: `agentwrap [options] <agent>` and `agentwrap run [options] -- <cmd>`. */
-export const LAUNCH_OPTIONS: readonly OptionSpec[] = [
-  { name: '--record', value: 'file' },
-  { name: '--record-input' },
-  { name: '--no-record' },
-  { name: '--pack', value: 'agent' },
-  { name: '--notify' },
-  { name: '--no-notify' },
-  { name: '--on-state', value: 'word' },
-  { name: '--hooks' },
-  { name: '--no-hooks' },
-];
+function optionSpecs(options: Readonly<Record<string, TableOption>>): OptionSpec[] {
+  return Object.entries(options).map(([name, option]) => (option.type === 'string' ? { name: `--${name}`, value: option.complete ?? 'word' } : { name: `--${name}` }));
+}
+
+function commandSpecs(commands: Readonly<Record<string, TableCommand>>): CommandSpec[] {
+  return Object.entries(commands).map(([name, command]) => ({
+    name,
+    summary: command.summary,
+    options: optionSpecs(command.options),
+    ...(command.args === undefined ? {} : { args: command.args }),
+    ...(command.subcommands === undefined ? {} : { subcommands: commandSpecs(command.subcommands) }),
+  }));
+}
+
+export const COMMAND_TABLE: readonly CommandSpec[] = commandSpecs(COMMANDS);
+
+/** The launch options as completion offers them. */
+export const LAUNCH_OPTIONS: readonly OptionSpec[] = optionSpecs(LAUNCH_TABLE_OPTIONS);
 
 /** Options every invocation of `agentwrap` alone takes. */
 export const TOP_OPTIONS: readonly OptionSpec[] = [{ name: '--help' }, { name: '--version' }, ...LAUNCH_OPTIONS];
 
-export const COMMAND_TABLE: readonly CommandSpec[] = [
-  { name: 'run', summary: 'run any command wrapped', options: LAUNCH_OPTIONS, args: 'command' },
-  {
-    name: 'status',
-    summary: 'live sessions, most urgent first',
-    options: [{ name: '--json' }, { name: '--watch' }, { name: '--format', value: { choices: ['text', 'json', 'tmux'] } }],
-    subcommands: [
-      {
-        name: 'explain',
-        summary: 'why a session is in its state',
-        args: 'session',
-        options: [
-          { name: '--json' },
-          { name: '--file', value: 'file' },
-          { name: '--agent', value: 'agent' },
-          { name: '--pack', value: 'file' },
-          { name: '--title', value: 'word' },
-          { name: '--progress', value: 'word' },
-          { name: '--ticks', value: 'word' },
-        ],
-      },
-      { name: 'capture', summary: 'a live screen as a pack fixture', args: 'session', options: [{ name: '--out', value: 'dir' }] },
-    ],
-  },
-  { name: 'ack', summary: 'mark a session seen (done → idle)', args: 'session', options: [] },
-  { name: 'events', summary: 'NDJSON stream of transitions', options: [] },
-  { name: 'dashboard', summary: 'local web dashboard on 127.0.0.1', options: [{ name: '--port', value: 'word' }] },
-  {
-    name: 'report',
-    summary: 'for agent hooks: report an event',
-    args: 'word',
-    options: [
-      { name: '--session', value: 'session' },
-      { name: '--json', value: 'file' },
-      { name: '--agent', value: 'agent' },
-      { name: '--source', value: 'word' },
-      { name: '--seq', value: 'word' },
-    ],
-  },
-  {
-    name: 'report-metadata',
-    summary: 'for agent hooks: display-only values',
-    args: 'word',
-    options: [
-      { name: '--ttl-ms', value: 'word' },
-      { name: '--session', value: 'session' },
-    ],
-  },
-  {
-    name: 'replay',
-    summary: 'a recording through the live pipeline',
-    args: 'file',
-    options: [
-      { name: '--agent', value: 'agent' },
-      { name: '--timeline' },
-      { name: '--json' },
-      { name: '--explain-at', value: 'word' },
-      { name: '--screen-at', value: 'word' },
-      { name: '--capture-at', value: 'word' },
-      { name: '--out', value: 'dir' },
-      { name: '--ticks', value: 'file' },
-    ],
-  },
-  {
-    name: 'eval',
-    summary: 'recordings scored against labels',
-    args: 'file',
-    options: [
-      { name: '--json' },
-      { name: '--report', value: 'file' },
-      { name: '--min-accuracy', value: 'word' },
-      { name: '--agent', value: 'agent' },
-    ],
-  },
-  {
-    name: 'packs',
-    summary: 'rule packs',
-    options: [],
-    subcommands: [
-      { name: 'list', summary: 'packs loaded and their status', options: [{ name: '--json' }] },
-      { name: 'lint', summary: 'validate pack files', args: 'file', options: [] },
-      { name: 'test', summary: 'the fixture sweep', args: 'dir', options: [] },
-    ],
-  },
-  {
-    name: 'demo',
-    summary: 'the bundled demo agent, wrapped',
-    options: [{ name: '--auto' }, { name: '--speed', value: 'word' }, { name: '--json' }, { name: '--record', value: 'file' }],
-  },
-  { name: 'doctor', summary: 'what agentwrap sees and what is wrong', options: [{ name: '--json' }] },
-  { name: 'completion', summary: 'shell completion script', args: { choices: ['bash', 'zsh', 'fish'] }, options: [] },
-  { name: 'help', summary: 'usage', options: [] },
-];
+/** `status explain` → its entry; undefined when no command has that name. */
+export function findCommand(words: readonly string[]): TableCommand | undefined {
+  let table: Readonly<Record<string, TableCommand>> | undefined = COMMANDS;
+  let found: TableCommand | undefined;
+  for (const word of words) {
+    found = table !== undefined && Object.hasOwn(table, word) ? table[word] : undefined;
+    if (found === undefined) return undefined;
+    table = found.subcommands;
+  }
+  return found;
+}
+
+/** Every command's path, subcommands included: `status`, `status explain`, … */
+export function commandPaths(commands: Readonly<Record<string, TableCommand>> = COMMANDS, prefix = ''): string[] {
+  return Object.entries(commands).flatMap(([name, command]) => {
+    const path = prefix === '' ? name : `${prefix} ${name}`;
+    return [path, ...commandPaths(command.subcommands ?? {}, path)];
+  });
+}

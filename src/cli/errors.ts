@@ -1,8 +1,19 @@
 import { forTerminal } from '../core/text/sanitize.js';
 
-/** A mistake in how agentwrap was called: printed without a stack, exit code 2. */
+/**
+ * A mistake in how agentwrap was called: printed without a stack as one line, the message and
+ * one hint (`agentwrap: ack needs a session (see agentwrap status)`), exit code 2. Without a
+ * hint of its own, dispatch.ts gives it the command's `--help`.
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  /** Where to look next, e.g. `agentwrap status --help`. */
+  hint: string | undefined;
+
+  constructor(message: string, options: { hint?: string } = {}) {
+    super(message);
+    this.hint = options.hint;
+  }
 }
 
 /**

@@ -1,11 +1,17 @@
 /**
- * The one argument parser of the CLI, over node:util parseArgs (strict: an unknown option is a
- * UsageError naming it). Every command declares a `CommandSpec` (its usage text and options)
- * and calls `parseCommand`, which also answers `-h`/`--help` with the usage, the same way for
- * every command. The launch forms (argv.ts) read parseArgs' tokens instead, because everything
- * after the agent name must reach the agent untouched.
+ * The one argument parser of the commands. Every command takes its options from its entry in
+ * the command table (command-table.ts) and its usage text from its own module, and calls
+ * `parseCommand`, which also answers `-h`/`--help` with the usage, the same way for every
+ * command. The launch forms (argv.ts) read parseArgs' tokens too, because everything after the
+ * agent name must reach the agent untouched.
+ *
+ * parseArgs runs non-strict and its tokens are checked here, so every mistake is agentwrap's own
+ * one-line message (`status: unknown option --jsno; did you mean --json?`) and never Node's
+ * parser text, and a value that starts with `-` reaches the command, which says what is wrong
+ * with it (`--host -oProxyCommand=x` is refused as not a host name, docs/publishing.md).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { editDistance } from '../core/packs/lines.js';
 import { UsageError } from './errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
@@ -49,21 +55,59 @@ export function isHelpAsked(args: readonly string[]): boolean {
   return false;
 }
 
-/** parseArgs with the command's name on every error; `-h`/`--help` are known (and ignored). */
-export function parseFlags<T extends FlagSpec>(command: string, args: readonly string[], options: T): ParsedCommand<T> {
-  try {
-    const parsed = parseArgs({ args: [...args], options: { ...HELP_OPTION, ...options }, allowPositionals: true, strict: true });
-    const { help: _help, ...values } = parsed.values as Values<T> & { help?: boolean };
-    return { values: values as Values<T>, positionals: parsed.positionals };
-  } catch (error) {
-    throw new UsageError(`${command}: ${error instanceof Error ? error.message : String(error)}`);
+/** The closest of `known` to `word` (at most two edits away), for a did-you-mean. */
+export function closest(word: string, known: Iterable<string>): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(word, name);
+    if (distance <= 2 && distance < word.length && (best === undefined || distance < best.distance)) best = { name, distance };
   }
+  return best?.name;
+}
+
+/**
+ * The command's options read from `args`, each mistake a UsageError naming the command and
+ * pointing at its `--help`. `-h`/`--help` are known (and ignored). A repeated option that is
+ * not `multiple` keeps its last value, as parseArgs does.
+ */
+export function parseFlags<T extends FlagSpec>(command: string, args: readonly string[], options: T): ParsedCommand<T> {
+  const known: FlagSpec = { ...HELP_OPTION };
+  for (const [name, option] of Object.entries(options)) {
+    known[name] = { type: option.type, ...(option.short === undefined ? {} : { short: option.short }), ...(option.multiple === true ? { multiple: true } : {}) };
+  }
+  const hint = `agentwrap ${command} --help`;
+  const fail = (message: string): UsageError => new UsageError(`${command}: ${message}`, { hint });
+  const { tokens } = parseArgs({ args: [...args], options: known, allowPositionals: true, strict: false, tokens: true });
+  const values: Record<string, string | boolean | string[]> = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option' || token.name === 'help') continue;
+    const option = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (option === undefined) {
+      const near = closest(token.name, Object.keys(options));
+      throw fail(`unknown option ${token.rawName}${near === undefined ? '' : `; did you mean --${near}?`}`);
+    }
+    if (option.type === 'boolean') {
+      if (token.inlineValue === true) throw fail(`--${token.name} takes no value`);
+      values[token.name] = true;
+      continue;
+    }
+    if (token.value === undefined) throw fail(`--${token.name} needs a value`);
+    // `--out --json` took the next option for a value: the value was forgotten.
+    if (token.inlineValue === false && token.value.startsWith('--') && Object.hasOwn(options, token.value.slice(2).split('=')[0] ?? '')) {
+      throw fail(`--${token.name} needs a value, not the option ${token.value}`);
+    }
+    const previous = values[token.name];
+    values[token.name] = option.multiple === true ? [...(Array.isArray(previous) ? previous : []), token.value] : token.value;
+  }
+  return { values: values as Values<T>, positionals };
 }
 
 /** A numeric flag value, or a UsageError naming the flag. */
 export function numberFlag(command: string, name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n)) throw new UsageError(`${command}: --${name} wants a number, got "${value}"`);
+  if (!Number.isFinite(n)) throw new UsageError(`${command}: --${name} wants a number, got "${value}"`, { hint: `agentwrap ${command} --help` });
   return n;
 }

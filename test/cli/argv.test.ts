@@ -41,7 +41,7 @@ describe('parseLaunchArgs mistakes', () => {
   it.each([
     ['agent', [], /no agent given/],
     ['run', [], /run: no command given/],
-    ['run', ['--'], /no command given .* after --/],
+    ['run', ['--'], /run: no command given after --/],
     ['agent', ['--record'], /--record needs a value/],
     ['agent', ['--record=', 'claude'], /--record needs a non-empty value/],
     ['agent', ['--record', 'a', '--record', 'b', 'claude'], /--record given twice/],
@@ -51,8 +51,9 @@ describe('parseLaunchArgs mistakes', () => {
     ['agent', ['--notify', '--no-notify', 'claude'], /--notify and --no-notify contradict each other/],
     ['agent', ['--no-hooks', '--hooks', 'claude'], /--hooks and --no-hooks contradict/],
     ['agent', ['--record', 'a.cast', '--no-record', 'claude'], /--record and --no-record contradict/],
-    ['agent', ['--verbose', 'claude'], /unknown option --verbose .*before the agent name/],
-    ['run', ['-x', '--', 'vim'], /unknown option -x .*before the command/],
+    ['agent', ['--verbose', 'claude'], /unknown option --verbose: .*before the agent name/],
+    ['agent', ['--recrod', 'x.cast', 'claude'], /unknown option --recrod; did you mean --record\?/],
+    ['run', ['-x', '--', 'vim'], /unknown option -x: .*before the command/],
     ['agent', ['--', ''], /the agent name is empty/],
   ] as const)('%s %j is a usage error: %s', (form, argv, message) => {
     expect(() => parseLaunchArgs(form, argv)).toThrow(UsageError);

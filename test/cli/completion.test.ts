@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { COMMAND_TABLE, TOP_OPTIONS, type CommandSpec } from '../../src/cli/command-table.js';
+import { COMMAND_TABLE, commandPaths, findCommand, TOP_OPTIONS, type CommandSpec } from '../../src/cli/command-table.js';
 import { createSessionRecord } from '../../src/core/records/session-record.js';
 import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
@@ -111,6 +111,9 @@ const CASES: readonly { readonly words: readonly string[]; readonly offers: read
   { words: ['completion', ''], offers: ['bash', 'fish', 'zsh'] },
   { words: ['packs', ''], offers: ['lint', 'list', 'test'] },
   { words: ['doctor', '--'], offers: ['--json'] },
+  { words: ['status', '--h'], offers: ['--host', '--help'] },
+  { words: ['status', '--st'], offers: ['--state-dir'] },
+  { words: ['events', '--'], offers: ['--host', '--help'] },
 ];
 
 describe('completion bash (the real bash, its completion function called as on Tab)', () => {
@@ -119,6 +122,18 @@ describe('completion bash (the real bash, its completion function called as on T
 
     expect(offered).toEqual(expect.arrayContaining([...offers]));
     for (const word of not ?? []) expect(offered).not.toContain(word);
+  });
+
+  it('offers every option the command table gives each command, and --help', () => {
+    const missing: string[] = [];
+    for (const path of commandPaths()) {
+      const words = path.split(' ');
+      const offered = bashComplete([...words, '--']);
+      const wanted = [...Object.keys(findCommand(words)?.options ?? {}).map((name) => `--${name}`), '--help'];
+      missing.push(...wanted.filter((option) => !offered.includes(option)).map((option) => `${path} ${option}`));
+    }
+
+    expect(missing).toEqual([]);
   });
 
   it('offers nothing of its own once the words belong to the agent', () => {

@@ -5,7 +5,7 @@
  * quickly is the machine's load as much as ours: `npm run bench` measures it).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
@@ -40,6 +40,26 @@ describe.concurrent('agentwrap demo --auto', () => {
     expect(blocked?.rule_id).toBe('permission-dialog');
     expect(report.blocked_latency_ms).not.toBeNull();
     expect(report.blocked_latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  // The README teaches agentwrap's options before the name: `agentwrap --record s.cast demo`
+  // once said `demo: command not found`. Both orders must run the same demo and record it.
+  it('agentwrap --record FILE demo --auto is agentwrap demo --auto --record FILE', async ({ expect }) => {
+    ensureBuilt();
+    const dir = mkdtempSync(join(tmpdir(), 'aw-demo-record-'));
+    const env = { ...process.env, AGENT_STATUS_DIR: join(dir, 'status') };
+
+    const [before, after] = await Promise.all([
+      runCli(['--record', join(dir, 'before.cast'), 'demo', '--auto', '--json'], env),
+      runCli(['demo', '--auto', '--json', '--record', join(dir, 'after.cast')], env),
+    ]);
+
+    for (const [result, file] of [[before, 'before.cast'], [after, 'after.cast']] as const) {
+      expect(result.status, result.stderr).toBe(0);
+      expect((JSON.parse(result.stdout) as { transitions: { state: string }[] }).transitions.map((t) => t.state)).toEqual(EXPECTED);
+      expect(existsSync(join(dir, file))).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, file), 'utf8').split('\n')[0] ?? '')).toMatchObject({ version: 2 });
+    }
   });
 
   it('says so and drives itself when there is no terminal', async ({ expect }) => {

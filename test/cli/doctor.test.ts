@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from '../helpers/cli.js';
+import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
 
 let dir: string;
 let home: string;
@@ -121,6 +121,26 @@ describe('agentwrap doctor', () => {
     expect(report.ok).toBe(false);
     expect(report.checks.find((c) => c.topic === 'config')?.status).toBe('fail');
     expect(Object.keys(report.settings)).toEqual(['notify', 'on_state', 'record_dir', 'record_keep', 'state_dir']);
+  });
+
+  it('looks for agent CLIs only: never the bundled demo agent, which agentwrap demo runs', () => {
+    const emptyPath = join(dir, 'empty-path');
+    mkdirSync(emptyPath);
+
+    const { lines } = doctor([], { PATH: emptyPath });
+    const agentLine = lines.find((l) => l.startsWith('ok    agent: no agent CLI with a pack on PATH')) ?? '';
+
+    expect(agentLine).toMatch(/looked for .*claude, codex/);
+    expect(agentLine).not.toMatch(/\b(agent\.js|demo-agent|demo)\b/);
+  });
+
+  it('--json names every check by a topic docs/config.md documents', () => {
+    const documented = [...readFileSync(join(ROOT, 'docs', 'config.md'), 'utf8').matchAll(/^\| `([a-z0-9-]+)`(?:, `([a-z0-9-]+)`)? \|/gm)].flatMap((m) => [m[1], m[2]]);
+
+    const report = JSON.parse(doctor(['--json']).stdout) as { checks: { topic: string }[] };
+
+    expect(documented).toContain('pack');
+    expect([...new Set(report.checks.map((c) => c.topic))].filter((topic) => !documented.includes(topic))).toEqual([]);
   });
 
   it('AGENTWRAP_RELAY=js: doctor and --version name the event-loop relay and why', () => {

@@ -3,7 +3,7 @@
  * (helpers/cli-in-process.ts): what is checked is each command's output and exit code.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,18 @@ describe('packs lint', () => {
 });
 
 describe('packs list', () => {
+  it('counts as many verified packs of real agents as the README says, and names the demo agent\'s', async () => {
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    const said = /the (\w+) verified packs of real agents/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+
+    const rows = (await run(['packs', 'list'])).stdout.split('\n').filter((line) => / bundled /.test(line));
+    const evidence = (agent: string): string => /\S+ +\S+ +\S+ +\S+ +.+? {2,}(\S.*?) {2,}\//.exec(rows.find((r) => r.startsWith(`${agent} `)) ?? '')?.[1] ?? '';
+
+    expect(words.indexOf(said) + 1).toBe(rows.filter((r) => / verified {2,}\//.test(r)).length);
+    expect(evidence('demo')).toBe('verified (the demo agent)');
+    expect(evidence('claude')).toBe('verified');
+  });
+
   it('shows each pack file with source, status, rules, range and the unverified flag', async () => {
     const result = await run(['packs', 'list', '--json'], { AGENTWRAP_PACKS: join(ROOT, SHOWCASE) });
     const listed = JSON.parse(result.stdout) as { packs: { agent: string; source: string; status: string; rules: number; unverified: boolean; validated_versions: string }[] };

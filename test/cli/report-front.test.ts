@@ -39,6 +39,17 @@ describe('the agentwrap command front', () => {
     expect([gone.status, gone.stdout, gone.stderr]).toEqual([0, '', '']);
   });
 
+  it('leaves --help to Node with no session around: a person asked for the usage', () => {
+    const env = withoutAgentwrapEnv();
+    ensureBuilt();
+
+    const report = spawnSync('/bin/sh', [FRONT, 'report', '--help'], { encoding: 'utf8', env });
+    const metadata = spawnSync('/bin/sh', [FRONT, 'report-metadata', '-h'], { encoding: 'utf8', env });
+
+    expect([report.status, report.stdout.split('\n')[0]]).toEqual([0, expect.stringMatching(/^usage: agentwrap report <event>/)]);
+    expect([metadata.status, metadata.stdout.split('\n')[0]]).toEqual([0, expect.stringMatching(/^usage: agentwrap report-metadata key=value/)]);
+  });
+
   it('runs every other command through Node, with its arguments untouched', () => {
     ensureBuilt();
     const env = { ...withoutAgentwrapEnv(), PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` };

@@ -7,10 +7,11 @@ import { isPidAlive } from '../../app/sessions/state-access.js';
 import { resolveStateRoot } from '../../app/sessions/state-access.js';
 import { ControlError, DEFAULT_CONTROL_TIMEOUT_MS, requestControl } from '../../app/control/socket.js';
 import { readCachedSessionsReport, resolveSession, type ListedSession } from '../../app/sessions/store.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
-const SPEC = { name: 'ack', options: {}, usage: `usage: agentwrap ack <session>
+const SPEC = { name: 'ack', options: COMMANDS.ack.options, usage: `usage: agentwrap ack <session>
 
 Marks a session as seen, so "done" becomes "idle". <session> is a key, a unique key prefix,
 a session id or a pid, as \`agentwrap status\` shows them.
@@ -32,7 +33,7 @@ export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SPEC, args);
   if (parsed === undefined) return 0;
   const [query, ...extra] = parsed.positionals;
-  if (query === undefined) throw new UsageError('ack needs a session (see agentwrap status)');
+  if (query === undefined) throw new UsageError('ack needs a session', { hint: 'agentwrap status' });
   if (extra.length > 0) throw new UsageError(`ack: unexpected argument ${extra[0] ?? ''}`);
   const session = findLiveSession(query);
   try {

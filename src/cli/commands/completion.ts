@@ -8,6 +8,7 @@ import { isPidAlive, resolveOnPath, resolveStateRoot } from '../../app/platform.
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
 import { readSessionsReport } from '../../app/sessions/store.js';
 import { completionScript, SHELLS, type Shell } from '../completion-scripts.js';
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -25,7 +26,7 @@ function isShell(word: string): word is Shell {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand({ name: 'completion', usage: HELP, options: {} }, args);
+  const parsed = parseCommand({ name: 'completion', usage: HELP, options: COMMANDS.completion.options }, args);
   if (parsed === undefined) return 0;
   const { positionals } = parsed;
   const [shell, ...extra] = positionals;

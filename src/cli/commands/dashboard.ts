@@ -4,6 +4,7 @@
  */
 import { resolveStateRoot } from '../../app/platform.js';
 import { startDashboard } from '../web/server.js';
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 
@@ -17,15 +18,15 @@ sessions' working directories, titles and screens, so keep it to yourself. Ctrl-
 `;
 
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand({ name: 'dashboard', usage: HELP, options: { port: { type: 'string' } } }, args);
+  const parsed = parseCommand({ name: 'dashboard', usage: HELP, options: COMMANDS.dashboard.options }, args);
   if (parsed === undefined) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`dashboard: unexpected argument ${positionals[0] ?? ''}`);
   const port = numberFlag('dashboard', 'port', values.port) ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`dashboard: --port wants 0–65535, got ${values.port ?? ''}`);
   const dashboard = await startDashboard({ root: resolveStateRoot(process.env), port });
-  process.stdout.write(`agentwrap dashboard: ${dashboard.url}\n`);
-  return new Promise<number>((resolvePromise) => {
+  // The handlers first, then the URL: a Ctrl-C the moment the URL shows must end it cleanly.
+  const closed = new Promise<number>((resolvePromise) => {
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const finish = (): void => {
       for (const signal of SIGNALS) process.off(signal, finish);
@@ -33,4 +34,6 @@ export async function main(args: readonly string[]): Promise<number> {
     };
     for (const signal of SIGNALS) process.on(signal, finish);
   });
+  process.stdout.write(`agentwrap dashboard: ${dashboard.url}\n`);
+  return closed;
 }

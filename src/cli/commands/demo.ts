@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { DEMO_AGENT_PATH } from '../../app/platform.js';
 import type { StateChangeEvent } from '../../app/control/socket.js';
 import { launchWrapped } from '../../app/launch/launch.js';
+import { DEMO_PACK_AGENT } from '../../app/pack-registry.js';
 import { attachLiveSession, syntheticSessionId } from '../../app/live/live-session.js';
 import { createVirtualTerminal } from '../../app/virtual-terminal.js';
 import type { AgentState } from '../../core/types.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError } from '../errors.js';
 import { numberFlag, parseCommand } from '../flags.js';
 
@@ -23,12 +25,7 @@ Runs the bundled demo agent wrapped, in this terminal, and shows what agentwrap 
   --json               with --auto: print the published transitions as JSON
   --record FILE.cast   record the session (asciicast v2)
 `,
-  options: {
-    auto: { type: 'boolean' },
-    speed: { type: 'string' },
-    json: { type: 'boolean' },
-    record: { type: 'string' },
-  },
+  options: COMMANDS.demo.options,
 } as const;
 
 /** How long `--auto` waits for any one state before calling the run failed. */
@@ -66,7 +63,7 @@ export async function main(args: readonly string[]): Promise<number> {
     form: 'run',
     command: process.execPath,
     args: [demoAgentPath()],
-    flags: { record: values.record, recordInput: false, noRecord: false, pack: 'demo', notify: undefined, onState: undefined, hooks: undefined },
+    flags: { record: values.record, recordInput: false, noRecord: false, pack: DEMO_PACK_AGENT, notify: undefined, onState: undefined, hooks: undefined },
   });
 }
 
@@ -109,7 +106,7 @@ async function runAuto(options: AutoOptions): Promise<number> {
     launched,
     command: 'demo-agent',
     args: [],
-    packAgent: 'demo',
+    packAgent: DEMO_PACK_AGENT,
     sessionId: syntheticSessionId(process.pid, Date.now()),
     env,
     cwd: process.cwd(),

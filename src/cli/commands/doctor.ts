@@ -5,6 +5,7 @@
  */
 import { runDoctor, type DoctorReport } from '../../app/doctor.js';
 import { forTerminal, toJson } from '../../core/text/sanitize.js';
+import { COMMANDS } from '../command-table.js';
 import { parseCommand } from '../flags.js';
 import { UsageError } from '../errors.js';
 import { loadUserConfig } from '../user-config.js';
@@ -24,7 +25,7 @@ export function renderDoctor(report: DoctorReport): string {
 }
 
 export async function main(args: readonly string[]): Promise<number> {
-  const parsed = parseCommand({ name: 'doctor', usage: HELP, options: { json: { type: 'boolean' } } }, args);
+  const parsed = parseCommand({ name: 'doctor', usage: HELP, options: COMMANDS.doctor.options }, args);
   if (parsed === undefined) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`doctor: unexpected argument ${positionals[0] ?? ''}`);

@@ -8,6 +8,7 @@ import { findRecordings, packForRecording } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/recordings/score.js';
 import { renderEvalPage, type EvalPageRecording } from '../render/eval-page.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError, printDiagnostic, UsageError } from '../errors.js';
 import { toJson } from '../../core/text/sanitize.js';
 import { numberFlag, parseCommand } from '../flags.js';
@@ -24,12 +25,7 @@ agentwrap would have published against the labels.
   --min-accuracy X   exit 1 when the overall accuracy is below X (0–1)
   --agent A          use agent A's pack for every recording
 `,
-  options: {
-    json: { type: 'boolean' },
-    report: { type: 'string' },
-    'min-accuracy': { type: 'string' },
-    agent: { type: 'string' },
-  },
+  options: COMMANDS.eval.options,
 } as const;
 
 /** Seconds between the screen snapshots embedded in the HTML report (plus one per transition). */

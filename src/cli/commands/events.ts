@@ -10,6 +10,7 @@ import { loadSkipCache, readCachedSessionsReport, readLiveSession, watchSessions
 import { EVENTS_UNTIL_EOF_ENV, followRemoteEvents, type RemoteEvents } from '../../app/sessions/remote-events.js';
 import { isSafeHost } from '../../app/sessions/state-access.js';
 import { toJson } from '../../core/text/sanitize.js';
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -23,7 +24,7 @@ const DISCOVER_POLL_MS = 1_000;
  */
 const DISCOVER_SETTLE_MS = 50;
 
-const SPEC = { name: 'events', options: { host: { type: 'string', multiple: true } }, usage: `usage: agentwrap events [--host USER@BOX]…
+const SPEC = { name: 'events', options: COMMANDS.events.options, usage: `usage: agentwrap events [--host USER@BOX]…
 
 Prints one JSON object per line: first the current state of every live session (from: null),
 then every state change of every agentwrap session until Ctrl-C:

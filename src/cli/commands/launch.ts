@@ -5,7 +5,9 @@
 import { isHungUpTerminal, resolveExecutable } from '../../app/platform.js';
 import { launchWrapped, runUnwrapped, type LaunchedSession } from '../../app/launch/launch.js';
 import { LAUNCH_USAGE, parseLaunchArgs, type LaunchRequest } from '../argv.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError } from '../errors.js';
+import { closest } from '../flags.js';
 
 /** agentwrap's exit status when its terminal hung up: 128 + SIGHUP, as a shell reports it. */
 const HANGUP_EXIT_CODE = 129;
@@ -30,7 +32,7 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
   const resolved = resolveExecutable(request.command, process.env, process.cwd());
   if (!resolved.ok) {
     throw resolved.reason === 'not-found'
-      ? new CliError(`${request.command}: command not found`, { exitCode: 127 })
+      ? new CliError(notFoundMessage(request), { exitCode: 127 })
       : new CliError(`${resolved.path}: permission denied`, { exitCode: 126 });
   }
   const base = {
@@ -61,6 +63,17 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
     }
   }
   return (await session.exited).code;
+}
+
+/**
+ * `staus: command not found; did you mean agentwrap status?`: a word typed where an agent goes
+ * that is close to one of agentwrap's commands was most likely meant as that command.
+ */
+function notFoundMessage(request: LaunchRequest): string {
+  const near = request.form === 'agent' && !request.command.includes('/') ? closest(request.command, Object.keys(COMMANDS)) : undefined;
+  if (near !== undefined) return `${request.command}: command not found; did you mean agentwrap ${near}?`;
+  if (request.form === 'run' || request.command.includes('/')) return `${request.command}: command not found`;
+  return `${request.command}: command not found (not on PATH, and not an agentwrap command: see agentwrap --help)`;
 }
 
 export async function main(args: readonly string[]): Promise<number> {

@@ -5,13 +5,14 @@
  */
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
-import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { DEMO_PACK_AGENT, listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { forTerminal, toJson } from '../../core/text/sanitize.js';
 import { readFileSync } from 'node:fs';
+import { COMMANDS } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
-import { parseCommand } from '../flags.js';
+import { closest, parseCommand } from '../flags.js';
 
 const USAGE = 'packs list [--json] | packs lint [FILE…] | packs test [DIR…]';
 
@@ -21,9 +22,9 @@ const PACKS_USAGE = `usage: agentwrap ${USAGE}
   lint [FILE…]    check pack files (default: every live one); exit 1 on any error
   test [DIR…]     sweep screen fixtures against the live packs (default: the bundled fixtures/)
 `;
-const LIST = { name: 'packs list', usage: 'usage: agentwrap packs list [--json]\n\nThe live packs (bundled and yours), their status and validated versions.\n', options: { json: { type: 'boolean' } } } as const;
-const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]\n\nChecks pack files (default: every live one): every problem as FILE:LINE: rule ID: reason; exit 1 on any error.\n', options: {} } as const;
-const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: {} } as const;
+const LIST = { name: 'packs list', usage: 'usage: agentwrap packs list [--json]\n\nThe live packs (bundled and yours), their status and validated versions.\n', options: COMMANDS.packs.subcommands.list.options } as const;
+const LINT = { name: 'packs lint', usage: 'usage: agentwrap packs lint [FILE…]\n\nChecks pack files (default: every live one): every problem as FILE:LINE: rule ID: reason; exit 1 on any error.\n', options: COMMANDS.packs.subcommands.lint.options } as const;
+const TEST = { name: 'packs test', usage: 'usage: agentwrap packs test [DIR…]\n\nSweeps screen fixtures (DIR/<agent>/*.txt; default the bundled fixtures/) against the live packs; exit 1 on any failure.\n', options: COMMANDS.packs.subcommands.test.options } as const;
 
 function write(text: string): void {
   // Pack issues quote the pack's text and error messages: nothing in them reaches the terminal raw.
@@ -66,7 +67,7 @@ function list(args: readonly string[]): number {
       e.status,
       pack === undefined ? '-' : String(pack.rules.length),
       pack?.validatedVersions ?? '-',
-      pack === undefined ? '-' : pack.unverified ? 'unverified' : 'verified',
+      evidence(e),
       e.path,
     ];
   });
@@ -83,6 +84,14 @@ function list(args: readonly string[]): number {
   out.push('', `bundled packs: ${BUNDLED_PACKS_DIR}`, `user packs:    ${registry.userPacksDir ?? '(no HOME; none)'}   rule engine v${RULE_ENGINE_VERSION}`);
   write(`${out.join('\n')}\n`);
   return 0;
+}
+
+/** `verified` (built from recordings of the real agent), `unverified`, or the bundled demo's own. */
+function evidence(entry: PackFileEntry): string {
+  const pack = entry.pack?.compiled.pack;
+  if (pack === undefined) return '-';
+  if (entry.origin === 'bundled' && entry.agent === DEMO_PACK_AGENT) return 'verified (the demo agent)';
+  return pack.unverified ? 'unverified' : 'verified';
 }
 
 /** Lints one file; returns the number of errors (warnings print but do not count). */
@@ -173,6 +182,11 @@ function test(allArgs: readonly string[]): number {
   return failed > 0 ? 1 : 0;
 }
 
+function unknownSubcommand(word: string): string {
+  const near = closest(word, Object.keys(COMMANDS.packs.subcommands));
+  return `packs: unknown subcommand ${word}; ${near === undefined ? 'there are list, lint and test' : `did you mean packs ${near}?`}`;
+}
+
 export async function main(args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -183,12 +197,12 @@ export async function main(args: readonly string[]): Promise<number> {
     case 'test':
       return test(rest);
     case undefined:
-      throw new UsageError(`packs needs a subcommand: ${USAGE}`);
+      throw new UsageError('packs needs a subcommand: list, lint or test');
     case '-h':
     case '--help':
       process.stdout.write(PACKS_USAGE);
       return 0;
     default:
-      throw new UsageError(`packs: unknown subcommand ${sub} (${USAGE})`);
+      throw new UsageError(unknownSubcommand(sub));
   }
 }

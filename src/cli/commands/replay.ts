@@ -12,6 +12,7 @@ import { RecordingFormatError } from '../../core/recordings/recording.js';
 import { LabelsFormatError } from '../../core/recordings/labels.js';
 import type { PublishedTransition } from '../../core/recordings/score.js';
 import { writeCapture } from '../capture.js';
+import { COMMANDS } from '../command-table.js';
 import { CliError, printDiagnostic, UsageError } from '../errors.js';
 import { toJson } from '../../core/text/sanitize.js';
 import { numberFlag, parseCommand } from '../flags.js';
@@ -29,16 +30,7 @@ Feeds a recording through the live detector on a manual clock and prints the tra
   --screen-at S      the screen at second S
   --capture-at S     write the screen at second S as a fixture into --out DIR
 `,
-  options: {
-    agent: { type: 'string' },
-    timeline: { type: 'boolean' },
-    json: { type: 'boolean' },
-    'explain-at': { type: 'string' },
-    'screen-at': { type: 'string' },
-    'capture-at': { type: 'string' },
-    out: { type: 'string' },
-    ticks: { type: 'string' },
-  },
+  options: COMMANDS.replay.options,
 } as const;
 
 export function loadRecordingOrFail(path: string): ReturnType<typeof readRecordingFile> {

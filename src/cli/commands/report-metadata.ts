@@ -7,6 +7,7 @@
  * Like `report`, it never fails a hook on the session's account: no session or an unreachable
  * one exits 0 (AGENTWRAP_DEBUG=1 says why). Malformed arguments are the caller's bug and exit 2.
  */
+import { COMMANDS } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { isHelpAsked, parseFlags } from '../flags.js';
 
@@ -25,7 +26,7 @@ export interface ReportMetadataArgs {
   readonly session: string | undefined;
 }
 
-const OPTIONS = { 'ttl-ms': { type: 'string' }, session: { type: 'string' } } as const;
+const OPTIONS = COMMANDS['report-metadata'].options;
 
 export function parseReportMetadataArgs(args: readonly string[]): ReportMetadataArgs | 'help' {
   if (isHelpAsked(args)) return 'help';

@@ -11,6 +11,7 @@
  * The fast path (no session around) imports nothing but the argument parser: the session lookup is loaded only when
  * AGENTWRAP_SESSION or --session names one.
  */
+import { COMMANDS } from '../command-table.js';
 import { isHelpAsked, parseFlags, type ParsedCommand } from '../flags.js';
 
 export const REPORT_USAGE = `usage: agentwrap report <event> [--session ID] [--json PAYLOAD|-] [--agent A] [--source S] [--seq N]
@@ -30,13 +31,7 @@ export interface ReportArgs {
   readonly seq: number | undefined;
 }
 
-const OPTIONS = {
-  session: { type: 'string' },
-  json: { type: 'string' },
-  agent: { type: 'string' },
-  source: { type: 'string' },
-  seq: { type: 'string' },
-} as const;
+const OPTIONS = COMMANDS.report.options;
 
 /** Parses the arguments; returns 'help' or a message saying what is wrong. */
 export function parseReportArgs(args: readonly string[]): ReportArgs | 'help' | { readonly error: string } {

@@ -131,7 +131,8 @@ function nextFilter(state: DashboardState): DashboardState {
 /** What a key does: the next state, and an action for the I/O side to carry out. */
 export function applyKey(state: DashboardState, key: DashboardKey): { readonly state: DashboardState; readonly action: DashboardAction } {
   const none = { kind: 'none' } as const;
-  if (state.isHelpShown && key !== 'quit' && key !== 'interrupt') return { state: { ...state, isHelpShown: false }, action: none };
+  // Any key closes the help, q too (docs/publishing.md); only Ctrl-C quits from it.
+  if (state.isHelpShown && key !== 'interrupt') return { state: { ...state, isHelpShown: false }, action: none };
   switch (key) {
     case 'up':
       return { state: moveSelection(state, -1), action: none };

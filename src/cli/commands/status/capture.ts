@@ -7,6 +7,7 @@ import type { SessionState } from '../../../core/detector/session-state.js';
 import type { EvidenceSnapshot } from '../../../core/types.js';
 import { writeCapture } from '../../capture.js';
 import { UsageError } from '../../errors.js';
+import { COMMANDS } from '../../command-table.js';
 import { parseCommand } from '../../flags.js';
 import { requestFromSession } from '../../session-explain.js';
 
@@ -26,14 +27,14 @@ Writes the live session's screen as a fixture (<state>_<key>-<time>.txt, named a
 agentwrap published: check it against what the screen shows) and its evidence as JSON.
   --out DIR   where to write (default: the current directory)
 `,
-  options: { out: { type: 'string' } },
+  options: COMMANDS.status.subcommands.capture.options,
 } as const;
 
 export async function main(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SPEC, args);
   if (parsed === undefined) return 0;
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError('status capture needs one session (see agentwrap status)');
+  if (positionals.length !== 1) throw new UsageError('status capture needs one session', { hint: 'agentwrap status' });
   const { key, payload } = await requestFromSession(positionals[0] ?? '', 'capture');
   const capture = payload as CapturePayload;
   const stamp = new Date().toISOString();

@@ -12,6 +12,7 @@ import { explainPack } from '../../../core/packs/evaluate.js';
 import { fixtureInput, parseFixture } from '../../../core/packs/fixture.js';
 import { versionAdvice, versionStatus } from '../../../core/packs/schema.js';
 import { forTerminal, toJson } from '../../../core/text/sanitize.js';
+import { COMMANDS } from '../../command-table.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseCommand } from '../../flags.js';
 import type { ExplainPayload } from '../../session-explain.js';
@@ -32,15 +33,7 @@ Why a session is in its state: its last ticks, the evidence and the rules that m
   --progress P    the OSC 9;4 progress to evaluate with, e.g. 1;50
   --json          the same as JSON
 `,
-  options: {
-    file: { type: 'string' },
-    agent: { type: 'string' },
-    pack: { type: 'string' },
-    title: { type: 'string' },
-    progress: { type: 'string' },
-    ticks: { type: 'string' },
-    json: { type: 'boolean' },
-  },
+  options: COMMANDS.status.subcommands.explain.options,
 } as const;
 
 interface ExplainArgs {
@@ -92,7 +85,7 @@ export async function main(args: readonly string[]): Promise<number> {
       process.stdout.write(renderSessionExplain(payload as ExplainPayload, ticks, opts.json));
       return 0;
     }
-    throw new UsageError('status explain needs --file SCREEN.txt (and --agent AGENT or --pack FILE)');
+    throw new UsageError('status explain needs a session, or --file SCREEN.txt with --agent AGENT or --pack FILE', { hint: 'agentwrap status' });
   }
   if (opts.session !== undefined) throw new UsageError('status explain: give either a session or --file, not both');
 

@@ -10,8 +10,9 @@ import type { HostReport, RemotePoller } from '../../../app/sessions/remote-stat
 import { watchSessions, type SessionsWatch } from '../../../app/sessions/store.js';
 import { truncateToCells } from '../../../core/text/cells.js';
 import { forTerminal, toJson } from '../../../core/text/sanitize.js';
+import { COMMANDS } from '../../command-table.js';
 import { printDiagnostic, UsageError } from '../../errors.js';
-import { parseCommand } from '../../flags.js';
+import { closest, parseCommand } from '../../flags.js';
 import { renderStatusText, renderTmux, statusJson } from '../../render/status.js';
 import { buildView, statusSources, type StatusSources } from '../../status-sources.js';
 
@@ -44,13 +45,7 @@ const HELP = `usage: agentwrap status [--json | --watch | --format text|json|tmu
                     bind-mounted one (repeatable; records are checked by lease, not pid)
 `;
 
-const FLAGS = {
-  json: { type: 'boolean' },
-  watch: { type: 'boolean', short: 'w' },
-  format: { type: 'string', multiple: true },
-  host: { type: 'string', multiple: true },
-  'state-dir': { type: 'string', multiple: true },
-} as const;
+const FLAGS = COMMANDS.status.options;
 
 interface Options {
   readonly format: Format;
@@ -62,7 +57,11 @@ function parseOptions(args: readonly string[]): Options | 'help' {
   const parsed = parseCommand({ name: 'status', usage: HELP, options: FLAGS }, args);
   if (parsed === undefined) return 'help';
   const { values, positionals } = parsed;
-  if (positionals.length > 0) throw new UsageError(`status: unexpected argument ${positionals[0] ?? ''}`);
+  const [extra] = positionals;
+  if (extra !== undefined) {
+    const near = closest(extra, Object.keys(COMMANDS.status.subcommands));
+    throw new UsageError(`status: unexpected argument ${extra}${near === undefined ? '' : `; did you mean status ${near}?`}`);
+  }
   let format: Format | undefined;
   const setFormat = (value: string | undefined): void => {
     if (value !== 'text' && value !== 'json' && value !== 'tmux') throw new UsageError(`--format takes text, json or tmux, not ${value ?? 'nothing'}`);
