@@ -8,6 +8,7 @@
  * RELOAD_CHECK_INTERVAL_MS it stats the user directory and re-reads only files whose mtime or
  * size changed. An edit that breaks a pack keeps the last good version live, with a warning.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
@@ -30,6 +31,8 @@ export interface LoadedPack {
   readonly compiled: CompiledPack;
   /** Non-fatal issues: rules skipped for a newer engine. */
   readonly warnings: readonly PackIssue[];
+  /** The first 16 hex digits of the file's SHA-256: a recording names the pack it was made with. */
+  readonly digest?: string;
 }
 
 /** What happened to one pack file, for `packs list`. */
@@ -102,7 +105,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
       try {
         const compiled = compilePack(result.pack);
         return {
-          pack: { agent: result.pack.agent, origin, path, compiled, warnings: result.warnings },
+          pack: { agent: result.pack.agent, origin, path, compiled, warnings: result.warnings, digest: packDigest(text) },
           status: 'ok',
           agent: result.pack.agent,
           problems: result.warnings.map(formatPackIssue),
@@ -118,6 +121,10 @@ export function loadPackFile(path: string, origin: PackOrigin): {
       return never;
     }
   }
+}
+
+export function packDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /** `*.toml` files of a directory, sorted by name (the load order within one layer). */
