@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSessionRecord } from '../../../src/core/records/session-record.js';
 import type { ListedSession } from '../../../src/app/sessions/store.js';
-import { fitWidth, formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../../src/cli/render/status.js';
+import { fitWidth, formatAge, renderStatusText, renderTmux, shortenPath, TMUX_STYLE, statusJson } from '../../../src/cli/render/status.js';
 
 const NOW = 1_784_200_000_000;
 
@@ -69,6 +69,18 @@ describe('statusJson and renderTmux', () => {
   });
 
   it('prints tmux counts in roll-up order', () => {
-    expect(renderTmux(view)).toBe('#[fg=green]2 done#[default] #[fg=colour244]1 idle#[default] #[fg=colour240]1 unknown#[default]');
+    expect(renderTmux(view)).toBe(
+      '#[fg=colour231,bg=colour28,bold] 2 done #[default] #[fg=colour231,bg=colour242] 1 idle #[default] #[fg=colour252,bg=colour238] 1 unknown #[default]',
+    );
+  });
+
+  // `1 done` in green text vanished into tmux's default green bar, `working` in yellow into a
+  // light one: a badge carries its own background, so the bar's colour cannot hide its text.
+  it('draws every state as a badge with its own text and background colour, never the bar green', () => {
+    for (const style of Object.values(TMUX_STYLE)) {
+      expect(style).toMatch(/(^|,)fg=colour\d+(,|$)/);
+      expect(style).toMatch(/(^|,)bg=colour\d+(,|$)/);
+      expect(style).not.toMatch(/bg=(green|colour2)(,|$)/);
+    }
   });
 });
