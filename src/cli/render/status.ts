@@ -87,7 +87,8 @@ export function statusJson(view: StatusView): StatusJson {
       key: session.key,
       agentwrap: isOwn(session),
       state: isOwn(session) ? session.record.state : null,
-      state_age_ms: isOwn(session) ? Math.max(0, view.nowMs - session.record.state_since) : null,
+      // Whole milliseconds: a record's state_since may carry a fraction (it is mapped from the monotonic clock).
+      state_age_ms: isOwn(session) ? Math.max(0, Math.round(view.nowMs - session.record.state_since)) : null,
       record: session.record,
       ...(session.host === undefined ? {} : { host: session.host }),
     })),

@@ -68,6 +68,13 @@ describe('statusJson and renderTmux', () => {
     expect(json.sessions.map((s) => s.key)).toEqual(['b', 'c', 'a', 'd']);
   });
 
+  it('gives state_age_ms in whole milliseconds when state_since has a fraction', () => {
+    const session = own('a', 'working');
+    const fractional = { ...session, record: { ...session.record, state_since: NOW - 1234.5678 } } as ListedSession;
+
+    expect(statusJson({ ...view, nowMs: NOW + 0.25, sessions: [fractional] }).sessions[0]?.state_age_ms).toBe(1235);
+  });
+
   it('prints tmux counts in roll-up order', () => {
     expect(renderTmux(view)).toBe(
       '#[fg=colour231,bg=colour28,bold] 2 done #[default] #[fg=colour231,bg=colour242] 1 idle #[default] #[fg=colour252,bg=colour238] 1 unknown #[default]',
