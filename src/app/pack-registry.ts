@@ -15,6 +15,7 @@ import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
 import { evaluatePack } from '../core/packs/evaluate.js';
 import { checkFixture, fixtureInput, parseFixture, parseFixtureName } from '../core/packs/fixture.js';
 import { compilePack, PackCompileError, type CompiledPack } from '../core/packs/compile.js';
+import { compileIssue } from '../core/packs/lines.js';
 import { formatPackIssue, parsePack, type PackIssue } from '../core/packs/schema.js';
 
 /** Stat the user pack directory at most this often: an edit shows up within a second or two. */
@@ -113,7 +114,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
         };
       } catch (error) {
         const ruleId = error instanceof PackCompileError ? error.ruleId : undefined;
-        const issue: PackIssue = { path, line: undefined, ruleId, message: error instanceof Error ? error.message : String(error) };
+        const issue: PackIssue = { ...compileIssue(path, text, error), ruleId };
         return { pack: undefined, status: 'invalid', agent: result.pack.agent, problems: [formatPackIssue(issue)], issues: [issue] };
       }
     default: {
