@@ -90,6 +90,15 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
+/**
+ * Whether a formatted problem is an unknown key (unknownKeyMessage's words). A misspelt key is
+ * usually the cause of the problems reported beside it (a rule without matchers, a required key
+ * missing), so a one-line summary shows it rather than the first problem by line.
+ */
+export function isUnknownKeyProblem(problem: string): boolean {
+  return /: unknown (?:top-level )?key "/.test(problem);
+}
+
 export function unknownKeyMessage(key: string, known: ReadonlySet<string>, what: string): string {
   const close = [...known].filter((k) => k !== 'rule' && editDistance(key, k) <= 2);
   const hint = close.length > 0 ? `did you mean "${close[0]}"?` : `${what}: ${[...known].filter((k) => k !== 'rule').join(', ')}`;
