@@ -14,6 +14,7 @@ import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-di
 import { HOOK_AGENTS } from '../core/config/schema.js';
 import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/config/launch-settings.js';
 import { versionAdvice, versionStatus } from '../core/packs/schema.js';
+import { isUnknownKeyProblem } from '../core/packs/lines.js';
 import { DEMO_PACK_AGENT, loadDefaultRegistry } from './pack-registry.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -227,7 +228,9 @@ function checkPacksAndAgents(env: NodeJS.ProcessEnv, config: LoadedConfig): Doct
     if (entry.status === 'invalid' || entry.status === 'stale') {
       const more = entry.problems.length > 1 ? ` (+${entry.problems.length - 1} more: agentwrap packs lint ${entry.path})` : '';
       const kept = entry.agent === undefined ? 'skipped' : `skipped; ${registry.packForAgent(entry.agent)?.origin ?? 'no'} pack for ${entry.agent} stays live`;
-      out.push(check('pack', 'fail', `${entry.problems[0] ?? `${entry.path}: invalid`}${more} (${kept})`, `fix the pack, or move it out of ${registry.userPacksDir ?? 'the user pack directory'}`));
+      // Problems come in line order; the one line shown is the likely cause: a misspelt key.
+      const shown = entry.problems.find(isUnknownKeyProblem) ?? entry.problems[0] ?? `${entry.path}: invalid`;
+      out.push(check('pack', 'fail', `${shown}${more} (${kept})`, `fix the pack, or move it out of ${registry.userPacksDir ?? 'the user pack directory'}`));
     } else if (entry.status === 'needs-newer-engine') {
       out.push(check('pack', 'warn', `${entry.problems[0] ?? entry.path}`, 'update agentwrap (npm install -g agentwrap)'));
     }

@@ -8,12 +8,14 @@
  * RELOAD_CHECK_INTERVAL_MS it stats the user directory and re-reads only files whose mtime or
  * size changed. An edit that breaks a pack keeps the last good version live, with a warning.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
 import { evaluatePack } from '../core/packs/evaluate.js';
 import { checkFixture, fixtureInput, parseFixture, parseFixtureName } from '../core/packs/fixture.js';
 import { compilePack, PackCompileError, type CompiledPack } from '../core/packs/compile.js';
+import { compileIssue } from '../core/packs/lines.js';
 import { formatPackIssue, parsePack, type PackIssue } from '../core/packs/schema.js';
 
 /** Stat the user pack directory at most this often: an edit shows up within a second or two. */
@@ -33,6 +35,8 @@ export interface LoadedPack {
   readonly compiled: CompiledPack;
   /** Non-fatal issues: rules skipped for a newer engine. */
   readonly warnings: readonly PackIssue[];
+  /** The first 16 hex digits of the file's SHA-256: a recording names the pack it was made with. */
+  readonly digest?: string;
 }
 
 /** What happened to one pack file, for `packs list`. */
@@ -105,7 +109,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
       try {
         const compiled = compilePack(result.pack);
         return {
-          pack: { agent: result.pack.agent, origin, path, compiled, warnings: result.warnings },
+          pack: { agent: result.pack.agent, origin, path, compiled, warnings: result.warnings, digest: packDigest(text) },
           status: 'ok',
           agent: result.pack.agent,
           problems: result.warnings.map(formatPackIssue),
@@ -113,7 +117,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
         };
       } catch (error) {
         const ruleId = error instanceof PackCompileError ? error.ruleId : undefined;
-        const issue: PackIssue = { path, line: undefined, ruleId, message: error instanceof Error ? error.message : String(error) };
+        const issue: PackIssue = { ...compileIssue(path, text, error), ruleId };
         return { pack: undefined, status: 'invalid', agent: result.pack.agent, problems: [formatPackIssue(issue)], issues: [issue] };
       }
     default: {
@@ -121,6 +125,10 @@ export function loadPackFile(path: string, origin: PackOrigin): {
       return never;
     }
   }
+}
+
+export function packDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /** `*.toml` files of a directory, sorted by name (the load order within one layer). */

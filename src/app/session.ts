@@ -19,7 +19,7 @@ import {
   type DetectorState,
 } from '../core/detector/tick.js';
 import { TickLog, type TickLogEntry } from '../core/detector/tick-log.js';
-import { inputSource, isInterruptKey } from '../core/detector/operator-input.js';
+import { classifyInput, type InputKind } from '../core/detector/operator-input.js';
 import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
@@ -126,14 +126,18 @@ export class DetectorSession {
    * counts as typed.
    */
   noteInput(bytes?: Uint8Array): void {
-    const source = bytes === undefined ? 'typed' : inputSource(bytes);
+    this.noteInputKind(bytes === undefined ? { source: 'typed', isInterrupt: false } : classifyInput(bytes));
+  }
+
+  /** Input known only by its kind: a recording's input marker (one made without the keys). */
+  noteInputKind(kind: InputKind): void {
+    const { source, isInterrupt } = kind;
     if (source === 'terminal') return;
     const nowMs = this.options.clock.nowMs();
     this.lastInputAtMs = nowMs;
     // An interrupt key stops a turn and never starts one: live, Claude Code's screen flickered
     // back to working after Esc, and the Esc, counted as unanswered input, opened a new turn
     // whose end was published as done.
-    const isInterrupt = bytes !== undefined && isInterruptKey(bytes);
     if (isInterrupt) {
       this.lastInterruptAtMs = nowMs;
       this.interruptAnswer = { atMs: nowMs, lastOutputAtMs: undefined, isOver: false };

@@ -50,7 +50,8 @@ export function writeCapture(dir: string, input: CaptureInput): { fixture: strin
   const base = `${expectationFor(input.state)}_${input.slug.replace(/[^A-Za-z0-9._-]+/g, '-')}`;
   const fixture = join(dir, `${base}.txt`);
   const evidence = join(dir, `${base}.evidence.json`);
-  writeFileSync(fixture, formatFixture(input), { mode: 0o600 });
+  // The file may land anywhere (not in fixtures/<agent>/), so it names its agent for `status explain --file`.
+  writeFileSync(fixture, `# agent: ${input.agent}\n${formatFixture(input)}`, { mode: 0o600 });
   writeFileSync(evidence, `${JSON.stringify({ agent: input.agent, state: input.state, ...input.extra, snapshot: input.snapshot }, null, 2)}\n`, {
     mode: 0o600,
   });

@@ -123,10 +123,12 @@ describe('a live wrapped session seen from outside', () => {
     const fixture = readdirSync(out).find((f) => f.endsWith('.txt'));
     expect(fixture).toMatch(/^blocked_/);
     const fixtureText = readFileSync(join(out, fixture ?? ''), 'utf8');
-    expect(fixtureText).toMatch(/^# provenance: demo /m);
+    expect(fixtureText).toMatch(/^# agent: demo\n# provenance: demo /);
     expect(fixtureText).toContain('Do you want to run ls -la?');
-    const relint = await cli(['status', 'explain', '--file', join(out, fixture ?? ''), '--agent', 'demo', '--json'], env);
-    expect((JSON.parse(relint.stdout) as { state: string }).state).toBe('blocked');
+    // No --agent: the capture's header names it (its folder, `captured`, names no agent).
+    const relint = await cli(['status', 'explain', '--file', join(out, fixture ?? ''), '--json'], env);
+    expect(relint.code, relint.stderr).toBe(0);
+    expect(JSON.parse(relint.stdout) as { state: string; agent: string }).toMatchObject({ state: 'blocked', agent: 'demo' });
 
     // Approve; the turn finishes as done (nobody looked); `ack` makes it idle.
     first.pty.write('1');

@@ -1,7 +1,9 @@
 /**
  * Record, then replay: the demo agent driven live with `--record`, then the recording replayed
- * through the same pipeline on a manual clock. Replay must publish the transitions the live run
- * published, in the same order, with the same rules wherever both name one. How close in time the two land depends on
+ * through the same pipeline on a manual clock, with no flags. The recording is a user's: the
+ * command is `node …/agent.js` (no pack names it) and the keys are not recorded, so replay must
+ * take the pack from the header and the turns from the input markers. Replay must publish the
+ * transitions the live run published, in the same order, with the same rules wherever both name one. How close in time the two land depends on
  * the machine's load (the live loop's timers jitter), so that is not asserted here.
  */
 import { spawnSync } from 'node:child_process';
@@ -47,9 +49,17 @@ describe('record then replay', () => {
     const times = replayed.map((t) => t.t);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(times[0]).toBeGreaterThanOrEqual(0);
-    // The header names the command (the pack is chosen from it) and the file is private.
-    const header = JSON.parse(readFileSync(cast, 'utf8').split('\n')[0] ?? '{}') as { version: number; command: string };
-    expect(header).toMatchObject({ version: 2, command: 'demo-agent' });
+    expect(published.map((t) => t.state)).toContain('done');
+    // The header names the pack the live session used; the keys typed are not in the file; it is private.
+    const text = readFileSync(cast, 'utf8');
+    const header = JSON.parse(text.split('\n')[0] ?? '{}') as { version: number; command: string; agentwrap: { agent: string } };
+    expect(header).toMatchObject({ version: 2, agentwrap: { agent: 'demo' } });
+    expect(header.command).toMatch(/agent\.js$/);
+    const codes = text.trim().split('\n').slice(1).map((line) => (JSON.parse(line) as unknown[])[1]);
+    expect(codes).not.toContain('i');
+    expect(text).toContain('"agentwrap.input"');
     expect(statSync(cast).mode & 0o777).toBe(0o600);
+    const timeline = spawnSync(process.execPath, [CLI, 'replay', cast, '--timeline'], { encoding: 'utf8', env, timeout: 60_000 });
+    expect(timeline.stdout).toContain('pack: demo (recorded pack)');
   });
 });

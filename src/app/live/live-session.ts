@@ -25,6 +25,7 @@ import { createScreen } from '../../adapters/screen/index.js';
 import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { versionAdvice, versionStatus, type VersionAdvice } from '../../core/packs/schema.js';
 import { recordKey, tmuxPaneFromEnv } from '../../core/records/session-record.js';
+import type { RecordedPack } from '../../core/recordings/recording.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import type { StateChangeEvent } from '../control/socket.js';
 import type { EarlyControl } from '../control/early.js';
@@ -142,7 +143,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const recording =
     options.record === undefined
       ? NO_RECORDING
-      : startRecordingTap({ ...options.record, cols: size.cols, rows: size.rows, command: [options.command, ...options.args], env: options.env, clock, startMs: detectorStartMs, warn });
+      : startRecordingTap({ ...options.record, cols: size.cols, rows: size.rows, command: [options.command, ...options.args], env: options.env, pack: recordedPack(firstPack, options.packAgent), clock, startMs: detectorStartMs, warn });
 
   // The native relay without a recording hands output over on the detector's schedule
   // (src/native/relay.c): each hand-over is when the detector wants to look.
@@ -224,6 +225,12 @@ function openPacks(options: LiveSessionOptions, commandName: string, nowMs: numb
   const isPackCommand = firstPack === undefined || firstPack.compiled.pack.commands.includes(commandName);
   const agentVersion = isPackCommand ? detectAgentVersion(options.command, options.env) : undefined;
   return { registry, packSource, firstPack, sourceCli, agentVersion, versionNote: describeVersion(firstPack, agentVersion?.version) };
+}
+
+/** The pack a recording names: the one in use, else the agent asked for (`--pack`), else none. */
+function recordedPack(pack: LoadedPack | undefined, packAgent: string | undefined): RecordedPack | undefined {
+  if (pack !== undefined) return { agent: pack.agent, ...(pack.digest === undefined ? {} : { digest: pack.digest }) };
+  return packAgent === undefined ? undefined : { agent: packAgent };
 }
 
 function describeVersion(pack: LoadedPack | undefined, version: string | undefined): VersionAdvice | undefined {

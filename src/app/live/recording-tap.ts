@@ -3,7 +3,7 @@
  * asynchronously; until it is open, everything is queued so the recording misses nothing.
  */
 import type { Clock } from '../../adapters/clock.js';
-import { formatCommand, pickRecordedEnv } from '../../core/recordings/recording.js';
+import { formatCommand, pickRecordedEnv, type RecordedPack } from '../../core/recordings/recording.js';
 import type { ProcessEvidence } from '../../core/types.js';
 import { createRecorder, type Recorder } from '../recording/recorder.js';
 import { describeError } from '../session.js';
@@ -16,6 +16,8 @@ export interface RecordingTapOptions {
   /** What the user typed: the agent's command and its arguments. */
   readonly command: readonly string[];
   readonly env: NodeJS.ProcessEnv;
+  /** The pack the session decides with (or just its agent), named in the header for replay. */
+  readonly pack?: RecordedPack | undefined;
   readonly clock: Clock;
   /** The session clock at second 0 of the recording. */
   readonly startMs: number;
@@ -53,6 +55,7 @@ export function startRecordingTap(options: RecordingTapOptions, open: typeof cre
     command: formatCommand([...options.command]),
     env: pickRecordedEnv(options.env),
     recordInput: options.withInput,
+    ...(options.pack === undefined ? {} : { pack: options.pack }),
     clock: options.clock,
     startMs: options.startMs,
     onWarning: options.warn,

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
+import { INPUT_MARKER_CODE } from '../../core/recordings/recorded-evidence.js';
 import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
 import type { LoadedPack, PackRegistry } from '../pack-registry.js';
 
@@ -28,7 +29,7 @@ export function readRecordingFile(path: string): LoadedRecording {
   const labelsPath = labelsPathFor(path);
   const labels = existsSync(labelsPath) ? parseLabels(readFileSync(labelsPath, 'utf8'), labelsPath) : undefined;
   const meta = readMeta(path);
-  const hasInput = recording.events.some((event) => event.kind === 'i');
+  const hasInput = recording.events.some((event) => event.kind === 'i' || event.kind === INPUT_MARKER_CODE);
   return { path, recording, labels, metaAgent: meta.agent, driverInputAtS: hasInput ? [] : meta.driverInputAtS };
 }
 
@@ -68,7 +69,8 @@ export function findRecordings(paths: readonly string[]): string[] {
 }
 
 /**
- * The pack for a recording: `--agent` if given, else the pack whose `commands` lists the
+ * The pack for a recording: `--agent` if given, else the pack the live session used (named in
+ * the header; a pack file that changed since is said in `how`), else the pack whose `commands` lists the
  * header's command basename, else the capture lab's metadata agent, else the name of the
  * folder the recording sits in (`recordings/<agent>/…`).
  */
@@ -79,6 +81,12 @@ export function packForRecording(
 ): { pack: LoadedPack | undefined; agent: string | undefined; how: string } {
   if (agentOverride !== undefined) {
     return { pack: registry.packForAgent(agentOverride), agent: agentOverride, how: '--agent' };
+  }
+  const recorded = loaded.recording.header.pack;
+  const recordedPack = recorded === undefined ? undefined : registry.packForAgent(recorded.agent);
+  if (recorded !== undefined && recordedPack !== undefined) {
+    const isChanged = recorded.digest !== undefined && recordedPack.digest !== undefined && recorded.digest !== recordedPack.digest;
+    return { pack: recordedPack, agent: recorded.agent, how: isChanged ? 'recorded pack, changed since' : 'recorded pack' };
   }
   const command = loaded.recording.header.command;
   const name = command === undefined ? undefined : commandBasename(command);

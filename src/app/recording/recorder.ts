@@ -1,5 +1,5 @@
 /**
- * The session recorder: PTY output (and, opted in, input), resizes and markers → an asciicast v2
+ * The session recorder: PTY output, input (its content only when opted in), resizes and markers → an asciicast v2
  * file, written as it happens so a crash — even `kill -9` of agentwrap — keeps everything up to
  * the crash. Recording must never slow passthrough: calls only queue text; the queue is written
  * by asynchronous positional writes, batched per event-loop turn. If the disk fails, recording
@@ -7,8 +7,8 @@
  */
 import { close, closeSync, constants, fchmod, fstat, open, write, writeSync } from 'node:fs';
 import type { Clock } from '../../adapters/clock.js';
-import { encodeProcessSample, encodeReport, PROCESS_SAMPLE_CODE, REPORT_CODE } from '../../core/recordings/recorded-evidence.js';
-import { createCastEncoder } from '../../core/recordings/recording.js';
+import { encodeInputMarker, encodeProcessSample, encodeReport, INPUT_MARKER_CODE, PROCESS_SAMPLE_CODE, REPORT_CODE } from '../../core/recordings/recorded-evidence.js';
+import { createCastEncoder, type RecordedPack } from '../../core/recordings/recording.js';
 import type { ProcessEvidence } from '../../core/types.js';
 
 /**
@@ -28,8 +28,13 @@ export interface RecorderOptions {
   /** A small environment subset for the header (see pickRecordedEnv in core/recording). */
   readonly env: Readonly<Record<string, string>>;
   readonly title?: string;
-  /** Input can hold secrets (passwords, tokens), so it is recorded only when asked for. */
+  /**
+   * Input can hold secrets (passwords, tokens), so it is recorded only when asked for; otherwise
+   * each read leaves an input marker (its size and kind, no content) for replay to start turns.
+   */
   readonly recordInput: boolean;
+  /** The pack the live session decides with, for the header: replay picks it by default. */
+  readonly pack?: RecordedPack;
   readonly clock: Clock;
   /** The monotonic time that is second 0 of the recording; defaults to clock.nowMs() at creation. */
   readonly startMs?: number;
@@ -40,7 +45,7 @@ export interface RecorderOptions {
 export interface Recorder {
   readonly path: string;
   output(chunk: Uint8Array): void;
-  /** Dropped unless the recorder was created with recordInput. */
+  /** Written as is with recordInput, else as an input marker without the content. */
   input(chunk: Uint8Array): void;
   resize(cols: number, rows: number): void;
   marker(label: string): void;
@@ -82,6 +87,7 @@ export async function createRecorder(path: string, options: RecorderOptions): Pr
     command: options.command,
     ...(options.title !== undefined ? { title: options.title } : {}),
     env: options.env,
+    ...(options.pack === undefined ? {} : { pack: options.pack }),
   });
   // The header goes out on the first write, like any event: creating a recorder never blocks.
   const writer = new RecordingWriter(opened, path, headerLine, options.onWarning);
@@ -92,6 +98,7 @@ export async function createRecorder(path: string, options: RecorderOptions): Pr
     output: (chunk) => writer.enqueue(encoder.output(seconds(), chunk)),
     input: (chunk) => {
       if (options.recordInput) writer.enqueue(encoder.input(seconds(), chunk));
+      else if (chunk.length > 0) writer.enqueue(encoder.evidence(seconds(), INPUT_MARKER_CODE, encodeInputMarker(chunk)));
     },
     resize: (cols, rows) => writer.enqueue(encoder.resize(seconds(), cols, rows)),
     marker: (label) => writer.enqueue(encoder.marker(seconds(), label)),

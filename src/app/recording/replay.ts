@@ -6,7 +6,8 @@
  */
 import { manualClock } from '../../adapters/clock.js';
 import { createScreen, type Screen } from '../../adapters/screen/index.js';
-import type { Recording } from '../../core/recordings/recording.js';
+import { decodeInputMarker, INPUT_MARKER_CODE } from '../../core/recordings/recorded-evidence.js';
+import type { Recording, RecordingEvent } from '../../core/recordings/recording.js';
 import { commandBasename, parseResize, recordingDuration } from '../../core/recordings/recording.js';
 import type { PublishedTransition } from '../../core/recordings/score.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
@@ -136,7 +137,8 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
           session.noteOutput();
           break;
         case 'i':
-          session.noteInput(Buffer.from(event.data, 'utf8'));
+        case INPUT_MARKER_CODE:
+          noteInputEvent(session, event);
           recordSeen();
           break;
         case 'r': {
@@ -163,4 +165,14 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   } finally {
     screen.dispose();
   }
+}
+
+/** Input: its keys (`i`), or only its kind (a marker, recorded without --record-input): all the detector takes from it. */
+function noteInputEvent(session: DetectorSession, event: RecordingEvent): void {
+  if (event.kind === 'i') {
+    session.noteInput(Buffer.from(event.data, 'utf8'));
+    return;
+  }
+  const kind = decodeInputMarker(event.data);
+  if (typeof kind !== 'string') session.noteInputKind(kind);
 }

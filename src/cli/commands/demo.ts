@@ -102,15 +102,17 @@ async function runAuto(options: AutoOptions): Promise<number> {
   const seen: { event: StateChangeEvent; atMs: number; screen: string[]; rule: string | undefined }[] = [];
   const waiters: Array<() => void> = [];
   let dialogDrawnAtMs: number | undefined;
+  // The command line and the recording are those of the interactive `demo --record` (a user's
+  // recording: input as markers, no keys), so what this run records replays the way theirs does.
   const live = attachLiveSession({
     launched,
-    command: 'demo-agent',
-    args: [],
+    command: process.execPath,
+    args: [agent],
     packAgent: DEMO_PACK_AGENT,
     sessionId: syntheticSessionId(process.pid, Date.now()),
     env,
     cwd: process.cwd(),
-    record: options.record === undefined ? undefined : { path: options.record, withInput: true },
+    record: options.record === undefined ? undefined : { path: options.record, withInput: false },
     notify: false,
     onStateCommand: undefined,
     warn: (m) => warnings.push(m),

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
 import { DEMO_PACK_AGENT, listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
+import { compileIssue } from '../../core/packs/lines.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { forTerminal, toJson } from '../../core/text/sanitize.js';
 import { readFileSync } from 'node:fs';
@@ -117,7 +118,7 @@ function lintFile(path: string): number {
       try {
         compilePack(result.pack);
       } catch (error) {
-        write(`${path}: ${error instanceof Error ? error.message : String(error)}\n`);
+        write(`${formatPackIssue(compileIssue(path, text, error))}\n`);
         return 1;
       }
       const skipped = result.pack.skippedRules.length === 0 ? '' : `, ${result.pack.skippedRules.length} skipped`;

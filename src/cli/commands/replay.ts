@@ -23,7 +23,7 @@ const SPEC = {
   usage: `usage: agentwrap replay FILE.cast [--agent A] [--timeline | --json | --explain-at S | --screen-at S | --capture-at S --out DIR]
 
 Feeds a recording through the live detector on a manual clock and prints the transitions.
-  --agent A          use agent A's pack (default: chosen from the recorded command)
+  --agent A          use agent A's pack (default: the one the recording names, else from its command)
   --timeline         also draw the states as a band over time
   --json             one JSON object per transition
   --explain-at S     the tick at second S and the ones before it (--ticks N, default 10)

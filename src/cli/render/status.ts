@@ -90,7 +90,8 @@ export function statusJson(view: StatusView): StatusJson {
       key: session.key,
       agentwrap: isOwn(session),
       state: isOwn(session) ? session.record.state : null,
-      state_age_ms: isOwn(session) ? Math.max(0, view.nowMs - session.record.state_since) : null,
+      // Whole milliseconds: a record's state_since may carry a fraction (it is mapped from the monotonic clock).
+      state_age_ms: isOwn(session) ? Math.max(0, Math.round(view.nowMs - session.record.state_since)) : null,
       record: session.record,
       ...(session.host === undefined ? {} : { host: session.host }),
     })),
@@ -170,19 +171,24 @@ function sessionLine(session: HostedSession, nowMs: number, home: string | undef
   return `${padToCells('-', 8)} ${padToCells('-', 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${details.join(', ')}`;
 }
 
-/** tmux colours per state (status-right format codes). */
-const TMUX_STYLE: Readonly<Record<AgentState, string>> = {
-  blocked: 'fg=red,bold',
-  done: 'fg=green',
-  working: 'fg=yellow',
-  idle: 'fg=colour244',
-  unknown: 'fg=colour240',
+/**
+ * tmux styles per state (status-right format codes). Each count is a badge with its own
+ * background as well as its text colour, so it reads the same on any status bar: a text colour
+ * alone vanished into one (`done` in green on tmux's default green bar, `working` in yellow on a
+ * light one). Numbered colours (256-colour palette), not the 16 named ones a theme may redefine.
+ */
+export const TMUX_STYLE: Readonly<Record<AgentState, string>> = {
+  blocked: 'fg=colour231,bg=colour160,bold',
+  done: 'fg=colour231,bg=colour28,bold',
+  working: 'fg=colour16,bg=colour220',
+  idle: 'fg=colour231,bg=colour242',
+  unknown: 'fg=colour252,bg=colour238',
 };
 
 /** Compact counts for tmux `status-right`, most urgent first; empty when no agentwrap session runs. */
 export function renderTmux(view: StatusView): string {
   const counts = countStates(view.sessions);
   return ROLLUP_ORDER.filter((state) => counts[state] > 0)
-    .map((state) => `#[${TMUX_STYLE[state]}]${counts[state]} ${state}#[default]`)
+    .map((state) => `#[${TMUX_STYLE[state]}] ${counts[state]} ${state} #[default]`)
     .join(' ');
 }

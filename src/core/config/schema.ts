@@ -8,6 +8,7 @@
  * effective setting was set.
  */
 import { editDistance } from '../packs/lines.js';
+import { describeTomlSyntaxError } from '../packs/toml-syntax.js';
 import { parse, TomlError } from 'smol-toml';
 
 /** Agents agentwrap installs reporter hooks for (app/reporters/hooks.ts planHooks); `[hooks]` keys. */
@@ -121,8 +122,8 @@ export function parseConfig(text: string, path: string, home: string | undefined
     doc = parse(text, { unsafeKeyBehaviour: 'throw', maxDepth: 8 });
   } catch (caught) {
     if (caught instanceof TomlError) {
-      const reason = caught.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? caught.message;
-      error(caught.line, `TOML syntax error at column ${caught.column}: ${reason}`);
+      const problem = describeTomlSyntaxError(caught, text);
+      error(problem.line, problem.message);
     } else {
       error(undefined, `TOML could not be parsed: ${caught instanceof Error ? caught.message : String(caught)}`);
     }

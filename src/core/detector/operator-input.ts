@@ -94,6 +94,20 @@ export function inputSource(bytes: Uint8Array): InputSource {
   return source;
 }
 
+/**
+ * What the detector takes from one input read: who it came from and whether it was an interrupt
+ * key. It is all a turn needs, so a recording made without the keys keeps this instead
+ * (core/recordings/recorded-evidence.ts) and replays to the same turns.
+ */
+export interface InputKind {
+  readonly source: InputSource;
+  readonly isInterrupt: boolean;
+}
+
+export function classifyInput(bytes: Uint8Array): InputKind {
+  return { source: inputSource(bytes), isInterrupt: isInterruptKey(bytes) };
+}
+
 /** Whether `bytes` hold anything besides terminal reports, focus and mouse events. */
 export function isOperatorInput(bytes: Uint8Array): boolean {
   return inputSource(bytes) === 'typed';

@@ -7,6 +7,8 @@
  *   # title: <text>         the OSC title (the `osc_title` region); absent = no title
  *   # progress: <text>      the OSC 9;4 progress as region text, e.g. `1;50`, `3`, `0`
  *   # cursor: <row>         1-based cursor row; default: the last non-blank row
+ *   # agent: <agent>        whose screen it is (written by `status capture` and `replay --capture-at`,
+ *                           whose files land outside fixtures/<agent>/)
  * The jackin convention (`# not:` first line, `# provenance:` stripped) is a subset of this.
  */
 import type { PackInput } from './regions.js';
@@ -26,6 +28,11 @@ export interface Fixture {
   readonly progress: string | undefined;
   /** 0-based cursor row. */
   readonly cursorRow: number;
+  /**
+   * The agent the header names: `# agent:`, else the first word of a `status capture`
+   * provenance line (`claude 2.1.3, <time>, agentwrap status capture of session …`).
+   */
+  readonly agent: string | undefined;
   /** Header lines that could not be read; a fixture with problems fails. */
   readonly problems: readonly string[];
 }
@@ -38,7 +45,9 @@ export function parseFixtureName(fileName: string): { expected: FixtureExpectati
   return expected === undefined ? undefined : { expected, slug: match[2] ?? '' };
 }
 
-const HEADER = /^# (not|provenance|title|progress|cursor):(?: (.*))?$/;
+const HEADER = /^# (not|provenance|title|progress|cursor|agent):(?: (.*))?$/;
+/** What `agentwrap status capture` writes as provenance: `<agent> <version>, <time>, agentwrap status capture of session <key> …`. */
+const CAPTURE_PROVENANCE = /^([A-Za-z0-9._-]+) [^,]*, [^,]*, agentwrap status capture of session /;
 
 export function parseFixture(text: string): Fixture {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
@@ -49,6 +58,7 @@ export function parseFixture(text: string): Fixture {
   let title: string | undefined;
   let progress: string | undefined;
   let cursorText: string | undefined;
+  let agent: string | undefined;
   let start = 0;
   for (; start < lines.length; start++) {
     const header = HEADER.exec(lines[start] ?? '');
@@ -72,6 +82,9 @@ export function parseFixture(text: string): Fixture {
       case 'cursor':
         cursorText = value;
         break;
+      case 'agent':
+        if (value !== '') agent = value;
+        break;
       default:
         break;
     }
@@ -91,7 +104,8 @@ export function parseFixture(text: string): Fixture {
     if (!Number.isInteger(n) || n < 1 || n > Math.max(rows.length, 1)) problems.push(`# cursor: "${cursorText}" is not a row between 1 and ${rows.length}`);
     else cursorRow = n - 1;
   }
-  return { rows, notState, provenance, title, progress, cursorRow, problems };
+  agent ??= provenance.map((line) => CAPTURE_PROVENANCE.exec(line)?.[1]).find((name) => name !== undefined);
+  return { rows, notState, provenance, title, progress, cursorRow, agent, problems };
 }
 
 function lastNonBlankRow(rows: readonly string[]): number {

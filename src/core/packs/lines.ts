@@ -1,4 +1,6 @@
 /** Where in a pack's text a problem is: lines for rules and keys, and "did you mean" for unknown keys. */
+import { PackCompileError } from './compile.js';
+import type { PackIssue } from './types.js';
 
 /**
  * smol-toml reports positions only for syntax errors, so semantic errors find their line by
@@ -37,7 +39,19 @@ export class LineIndex {
       const line = this.lines[i] ?? '';
       if (pattern.test(line) || tablePattern.test(line)) return i + 1;
     }
-    return index === undefined ? undefined : start + 1;
+    return index === undefined ? this.tableLine(key) : start + 1;
+  }
+
+  /** 1-based line of the rule whose `id = "<id>"` this is: for errors found after parsing (compiling). */
+  ruleLineById(id: string): number | undefined {
+    return this.ruleLine(this.ruleHeaders.length, id);
+  }
+
+  /** A top-level key written as a table (`[key]`, `[[key]]`, `[key.x]`): a misspelt `[[rules]]`. */
+  private tableLine(key: string): number | undefined {
+    const pattern = new RegExp(`^\\s*\\[\\[?\\s*(?:"${escapeRegExp(key)}"|${escapeRegExp(key)})\\s*[\\].]`);
+    const found = this.lines.findIndex((line) => pattern.test(line));
+    return found >= 0 ? found + 1 : undefined;
   }
 
   /** 1-based line where `needle` first occurs inside rule `index`, for gate leaves. */
@@ -55,6 +69,13 @@ export class LineIndex {
   }
 }
 
+/** A pack that validated but does not compile (an RE2 regex), as an issue at its rule's line. */
+export function compileIssue(path: string, text: string, error: unknown): PackIssue {
+  const ruleId = error instanceof PackCompileError ? error.ruleId : undefined;
+  const line = (ruleId === undefined ? undefined : new LineIndex(text).ruleLineById(ruleId)) ?? 1;
+  return { path, line, ruleId: undefined, message: error instanceof Error ? error.message : String(error) };
+}
+
 /** Edit distance, for "did you mean" on unknown keys (keys are short, so O(n·m) is nothing). */
 export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -67,6 +88,15 @@ export function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
+}
+
+/**
+ * Whether a formatted problem is an unknown key (unknownKeyMessage's words). A misspelt key is
+ * usually the cause of the problems reported beside it (a rule without matchers, a required key
+ * missing), so a one-line summary shows it rather than the first problem by line.
+ */
+export function isUnknownKeyProblem(problem: string): boolean {
+  return /: unknown (?:top-level )?key "/.test(problem);
 }
 
 export function unknownKeyMessage(key: string, known: ReadonlySet<string>, what: string): string {

@@ -291,11 +291,11 @@ type SkippedRule = { id: string; minEngineVersion: number; line: number | undefi
 export function parseRules(rawRules: unknown, carets: readonly string[], lines: LineIndex, out: Collector): { rules: PackRule[]; skippedRules: SkippedRule[] } {
   const rules: PackRule[] = [];
   const skippedRules: SkippedRule[] = [];
-  if (rawRules === undefined) out.error(undefined, undefined, 'pack has no [[rule]] tables');
+  if (rawRules === undefined) out.error(1, undefined, 'pack has no [[rule]] tables');
   else if (!Array.isArray(rawRules)) out.error(lines.keyLine('rule', undefined), undefined, `rule must be an array of tables ([[rule]]), got ${typeName(rawRules)}`);
   else {
     if (rawRules.length > PACK_LIMITS.maxRules) {
-      out.error(undefined, undefined, `pack has ${rawRules.length} rules, more than the limit of ${PACK_LIMITS.maxRules}`);
+      out.error(lines.ruleLine(PACK_LIMITS.maxRules, undefined) ?? 1, undefined, `pack has ${rawRules.length} rules, more than the limit of ${PACK_LIMITS.maxRules}`);
     }
     // Duplicate ids are found on the raw ids, so a duplicate of an invalid rule is still reported.
     const rawIds = rawRules.map((r) => (isTable(r) && typeof r['id'] === 'string' ? r['id'] : undefined));

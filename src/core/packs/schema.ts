@@ -11,6 +11,7 @@ import { parseRules } from './rules.js';
 import { Collector, engineVersion, stringList, typeName, type Table } from './toml-values.js';
 import { PACK_LIMITS, PACK_SCHEMA_VERSION, RULE_ENGINE_VERSION, type PackParseResult } from './types.js';
 import { parseVersionRange } from './versions.js';
+import { describeTomlSyntaxError } from './toml-syntax.js';
 
 export { checkRegex, explainRegexError, PACK_REGEX_FLAGS } from './regex.js';
 export { parseVersionRange, versionAdvice, versionStatus, type VersionAdvice, type VersionStatus } from './versions.js';
@@ -42,10 +43,10 @@ export function parsePack(text: string, path: string): PackParseResult {
     doc = parse(text, { unsafeKeyBehaviour: 'throw', maxDepth: 64 });
   } catch (error) {
     if (error instanceof TomlError) {
-      const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? error.message;
-      out.error(error.line, undefined, `TOML syntax error at column ${error.column}: ${reason}`);
+      const problem = describeTomlSyntaxError(error, text);
+      out.error(problem.line, undefined, problem.message);
     } else {
-      out.error(undefined, undefined, `TOML could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
+      out.error(1, undefined, `TOML could not be parsed: ${error instanceof Error ? error.message : String(error)}`);
     }
     return { kind: 'invalid', errors: out.errors, agent: undefined };
   }
@@ -117,7 +118,7 @@ export function parsePack(text: string, path: string): PackParseResult {
 
   const { rules, skippedRules } = parseRules(doc['rule'], carets, lines, out);
 
-  if (out.errors.length > 0 || minEngine === undefined) return { kind: 'invalid', errors: out.errors, agent: agentName };
+  if (out.errors.length > 0 || minEngine === undefined) return { kind: 'invalid', errors: out.errorsByLine(), agent: agentName };
   return {
     kind: 'ok',
     pack: {

@@ -25,6 +25,10 @@ export class Collector {
   warn(line: number | undefined, ruleId: string | undefined, message: string): void {
     this.warnings.push({ path: this.path, line, ruleId, message });
   }
+  /** The errors in file order (stable: one line's errors keep the order they were found in); a whole-file error counts as line 1. */
+  errorsByLine(): PackIssue[] {
+    return this.errors.map((issue) => (issue.line === undefined ? { ...issue, line: 1 } : issue)).sort((a, b) => (a.line ?? 1) - (b.line ?? 1));
+  }
 }
 
 export function stringList(

@@ -8,6 +8,7 @@
  * replay hand times and values in.
  */
 import { slimPayload } from '../detector/gating.js';
+import { classifyInput, type InputKind, type InputSource } from '../detector/operator-input.js';
 import type { ChildProcess, ProcessEvidence } from '../types.js';
 
 /** One /proc sample of the agent's tree, written when the live loop takes a fresh one. */
@@ -16,9 +17,16 @@ export const PROCESS_SAMPLE_CODE = 'agentwrap.proc';
 /** One `report` request (hook/plugin event) as the live session received it. */
 export const REPORT_CODE = 'agentwrap.report';
 
-export type EvidenceEventCode = typeof PROCESS_SAMPLE_CODE | typeof REPORT_CODE;
+/**
+ * One input read, written instead of an `i` line when input is not recorded: that input came,
+ * how many bytes, whether the operator typed it and whether it was an interrupt key — never the
+ * keys. A turn starts with the operator's input, so replay needs these to see it.
+ */
+export const INPUT_MARKER_CODE = 'agentwrap.input';
 
-export const EVIDENCE_CODES: ReadonlySet<string> = new Set([PROCESS_SAMPLE_CODE, REPORT_CODE]);
+export type EvidenceEventCode = typeof PROCESS_SAMPLE_CODE | typeof REPORT_CODE | typeof INPUT_MARKER_CODE;
+
+export const EVIDENCE_CODES: ReadonlySet<string> = new Set([PROCESS_SAMPLE_CODE, REPORT_CODE, INPUT_MARKER_CODE]);
 
 /**
  * A report as recorded: the request's own fields minus `sentAtMs` (a wall time, meaningless in
@@ -98,9 +106,27 @@ export function decodeReport(data: string): RecordedReport | string {
   return { params, deliveryMs };
 }
 
+/** The JSON `data` of an input marker: the read's size and kind, not its content. */
+export function encodeInputMarker(bytes: Uint8Array): string {
+  const kind = classifyInput(bytes);
+  return JSON.stringify({ bytes: bytes.length, source: kind.source, interrupt: kind.isInterrupt });
+}
+
+const INPUT_SOURCES: ReadonlySet<string> = new Set<InputSource>(['typed', 'presence', 'terminal']);
+
+export function decodeInputMarker(data: string): InputKind | string {
+  const value = parseObject(data);
+  if (typeof value === 'string') return value;
+  const source = value['source'];
+  if (typeof source !== 'string' || !INPUT_SOURCES.has(source)) return 'input marker "source" is not typed, presence or terminal';
+  if (typeof value['interrupt'] !== 'boolean') return 'input marker "interrupt" is not a boolean';
+  return { source: source as InputSource, isInterrupt: value['interrupt'] };
+}
+
 /** Checks an evidence line's data as the file is read, so a bad one is skipped with its line number. */
 export function checkEvidenceData(code: EvidenceEventCode, data: string): string | undefined {
-  const decoded = code === PROCESS_SAMPLE_CODE ? decodeProcessSample(data, 0) : decodeReport(data);
+  const decoded =
+    code === PROCESS_SAMPLE_CODE ? decodeProcessSample(data, 0) : code === REPORT_CODE ? decodeReport(data) : decodeInputMarker(data);
   return typeof decoded === 'string' ? decoded : undefined;
 }
 

@@ -35,6 +35,18 @@ export interface RecordingHeader {
   readonly title?: string;
   /** The recorded environment subset; for v3 `term.type` is folded in as `TERM`. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The pack the live session used (agentwrap's own header field); replay picks it by default. */
+  readonly pack?: RecordedPack;
+}
+
+/**
+ * The pack a recording was made with: its agent, and a digest of the pack file as it was, so a
+ * replay with a changed pack can say so. Written under the header's `agentwrap` key.
+ */
+export interface RecordedPack {
+  readonly agent: string;
+  /** The first 16 hex digits of the pack file's SHA-256; absent when unknown. */
+  readonly digest?: string;
 }
 
 /** A problem in one line that decoding stepped over; `line` is 1-based. */
@@ -73,6 +85,7 @@ export interface HeaderFields {
   readonly title?: string;
   /** Keep this a small subset (see pickRecordedEnv): a recording is shared with others. */
   readonly env: Readonly<Record<string, string>>;
+  readonly pack?: RecordedPack;
 }
 
 /**
@@ -101,6 +114,7 @@ export function encodeHeader(fields: HeaderFields): string {
   };
   if (fields.title !== undefined) header['title'] = fields.title;
   header['env'] = { ...fields.env };
+  if (fields.pack !== undefined) header['agentwrap'] = { agent: fields.pack.agent, ...(fields.pack.digest === undefined ? {} : { pack_digest: fields.pack.digest }) };
   return `${JSON.stringify(header)}\n`;
 }
 
@@ -321,6 +335,7 @@ function parseHeader(line: string, source: string, lineNumber: number): Recordin
   const command = value['command'];
   const timestamp = value['timestamp'];
   const title = value['title'];
+  const pack = parseRecordedPack(value['agentwrap']);
   return {
     version,
     cols,
@@ -329,7 +344,15 @@ function parseHeader(line: string, source: string, lineNumber: number): Recordin
     ...(typeof timestamp === 'number' && Number.isFinite(timestamp) ? { timestamp } : {}),
     ...(typeof title === 'string' ? { title } : {}),
     ...(env !== undefined ? { env } : {}),
+    ...(pack !== undefined ? { pack } : {}),
   };
+}
+
+/** The header's `agentwrap` object; anything unusable in it is ignored, as an unknown field would be. */
+function parseRecordedPack(value: unknown): RecordedPack | undefined {
+  if (!isObject(value) || typeof value['agent'] !== 'string' || value['agent'] === '') return undefined;
+  const digest = value['pack_digest'];
+  return { agent: value['agent'], ...(typeof digest === 'string' ? { digest } : {}) };
 }
 
 /** The event triple, or a short description of what is wrong with it. */

@@ -76,7 +76,7 @@ describe('createRecorder', () => {
     expect(read(existing)).not.toContain('old contents');
   });
 
-  it('drops input unless input recording was asked for', async () => {
+  it('keeps input only as markers (size and kind, never the keys) unless input recording was asked for', async () => {
     const withoutInput = join(dir, 'no-input.cast');
     const withInput = join(dir, 'input.cast');
 
@@ -87,7 +87,11 @@ describe('createRecorder', () => {
       await recorder.close();
     }
 
-    expect(decodeRecording(read(withoutInput)).events.map((event) => event.kind)).toEqual(['o']);
+    expect(read(withoutInput)).not.toContain('hunter2');
+    expect(decodeRecording(read(withoutInput)).events).toEqual([
+      { t: 0, kind: 'agentwrap.input', data: JSON.stringify({ bytes: 8, source: 'typed', interrupt: false }) },
+      { t: 0, kind: 'o', data: 'ok' },
+    ]);
     expect(decodeRecording(read(withInput)).events).toEqual([
       { t: 0, kind: 'i', data: 'hunter2\r' },
       { t: 0, kind: 'o', data: 'ok' },
@@ -148,7 +152,7 @@ describe('createRecorder', () => {
  * The child records numbered events until it is killed.
  */
 async function buildChild(outDir: string): Promise<string> {
-  for (const file of ['src/app/recording/recorder.ts', 'src/core/recordings/recording.ts', 'src/core/recordings/recorded-evidence.ts', 'src/core/detector/gating.ts', 'src/core/policy.ts', 'src/adapters/clock.ts']) {
+  for (const file of ['src/app/recording/recorder.ts', 'src/core/recordings/recording.ts', 'src/core/recordings/recorded-evidence.ts', 'src/core/detector/gating.ts', 'src/core/detector/operator-input.ts', 'src/core/policy.ts', 'src/adapters/clock.ts']) {
     const result = await transformWithOxc(read(join(ROOT, file)), file, { lang: 'ts' });
     const out = join(outDir, file.replace(/\.ts$/, '.js'));
     mkdirSync(dirname(out), { recursive: true });

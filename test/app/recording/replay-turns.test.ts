@@ -13,6 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../../src/app/pack-registry.js';
 import { packForRecording, readRecordingFile } from '../../../src/app/recording/files.js';
 import { replayRecording } from '../../../src/app/recording/replay.js';
+import { encodeInputMarker, INPUT_MARKER_CODE } from '../../../src/core/recordings/recorded-evidence.js';
+import type { Recording } from '../../../src/core/recordings/recording.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -65,4 +67,24 @@ describe('no done without a turn (replayed recordings)', () => {
 
     expect(states.map((s) => s.state)).toContain('done');
   });
+
+  // A recording made without --record-input keeps each read as a marker (size and kind, no
+  // keys): replayed, it must decide exactly as the same recording with its keys.
+  it.each(['recordings/opencode/approve-80x24.cast', 'recordings/claude/interrupt-80x24.cast'])(
+    '%s with its keys replaced by input markers replays to the same transitions',
+    async (path) => {
+      const loaded = readRecordingFile(join(ROOT, path));
+      const { pack } = packForRecording(loadDefaultRegistry({}), loaded, undefined);
+      const withMarkers: Recording = {
+        ...loaded.recording,
+        events: loaded.recording.events.map((e) => (e.kind === 'i' ? { t: e.t, kind: INPUT_MARKER_CODE, data: encodeInputMarker(Buffer.from(e.data, 'utf8')) } : e)),
+      };
+      const withKeys = await replayRecording(loaded.recording, { pack });
+      const fromMarkers = await replayRecording(withMarkers, { pack });
+
+      expect(withMarkers.events.some((e) => e.kind === 'i')).toBe(false);
+      expect(fromMarkers.transitions.map((t) => t.state)).toContain(path.includes('interrupt') ? 'idle' : 'done');
+      expect(fromMarkers.transitions).toEqual(withKeys.transitions);
+    },
+  );
 });

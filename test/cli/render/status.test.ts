@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSessionRecord } from '../../../src/core/records/session-record.js';
 import type { ListedSession } from '../../../src/app/sessions/store.js';
 import { cellWidth } from '../../../src/core/text/cells.js';
-import { formatAge, renderStatusText, renderTmux, shortenPath, statusJson } from '../../../src/cli/render/status.js';
+import { formatAge, renderStatusText, renderTmux, shortenPath, TMUX_STYLE, statusJson } from '../../../src/cli/render/status.js';
 
 const NOW = 1_784_200_000_000;
 
@@ -81,7 +81,26 @@ describe('statusJson and renderTmux', () => {
     expect(json.sessions.map((s) => s.key)).toEqual(['b', 'c', 'a', 'd']);
   });
 
+  it('gives state_age_ms in whole milliseconds when state_since has a fraction', () => {
+    const session = own('a', 'working');
+    const fractional = { ...session, record: { ...session.record, state_since: NOW - 1234.5678 } } as ListedSession;
+
+    expect(statusJson({ ...view, nowMs: NOW + 0.25, sessions: [fractional] }).sessions[0]?.state_age_ms).toBe(1235);
+  });
+
   it('prints tmux counts in roll-up order', () => {
-    expect(renderTmux(view)).toBe('#[fg=green]2 done#[default] #[fg=colour244]1 idle#[default] #[fg=colour240]1 unknown#[default]');
+    expect(renderTmux(view)).toBe(
+      '#[fg=colour231,bg=colour28,bold] 2 done #[default] #[fg=colour231,bg=colour242] 1 idle #[default] #[fg=colour252,bg=colour238] 1 unknown #[default]',
+    );
+  });
+
+  // `1 done` in green text vanished into tmux's default green bar, `working` in yellow into a
+  // light one: a badge carries its own background, so the bar's colour cannot hide its text.
+  it('draws every state as a badge with its own text and background colour, never the bar green', () => {
+    for (const style of Object.values(TMUX_STYLE)) {
+      expect(style).toMatch(/(^|,)fg=colour\d+(,|$)/);
+      expect(style).toMatch(/(^|,)bg=colour\d+(,|$)/);
+      expect(style).not.toMatch(/bg=(green|colour2)(,|$)/);
+    }
   });
 });

@@ -158,7 +158,7 @@ describe('agentwrap status', () => {
 
     const { stdout } = await cli(['status', '--format', 'tmux']);
 
-    expect(stdout).toBe('#[fg=red,bold]1 blocked#[default] #[fg=yellow]1 working#[default]\n');
+    expect(stdout).toBe('#[fg=colour231,bg=colour160,bold] 1 blocked #[default] #[fg=colour16,bg=colour220] 1 working #[default]\n');
   });
 
   it('says so when there is nothing, and a missing directory is not an error', async () => {

@@ -62,6 +62,7 @@ claude = true
     ['[hooks]\nclaude = "off"', `${PATH}:2: hooks.claude must be true or false, got a string`],
     ['[notify]\nx = 1', `${PATH}:1: notify must be true or false, got a table`],
     ['notify = true\nnotify = false', `${PATH}:2: TOML syntax error at column 1: trying to redefine an already defined value`],
+    ['notify = true\non_state = "notify-send done\n', `${PATH}:2: TOML syntax error at column 12: unterminated string (no closing quote before the end of the line)`],
   ])('%j → %s', (text, message) => {
     const errors = errorsOf(parseConfig(text, PATH, HOME));
 

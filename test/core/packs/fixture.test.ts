@@ -39,6 +39,13 @@ describe('parseFixture', () => {
     expect(fixture.provenance).toEqual(['later']);
   });
 
+  it('reads the agent a capture names: # agent:, else an older status capture provenance, else none', () => {
+    expect(parseFixture('# agent: demo\n# provenance: x\nscreen\n')).toMatchObject({ agent: 'demo', rows: ['screen'] });
+    const older = '# provenance: claude 2.1.3, 2026-12-07T18:00:00.000Z, agentwrap status capture of session claude-aw1-x (80x24)\nscreen\n';
+    expect(parseFixture(older).agent).toBe('claude');
+    expect(parseFixture('# provenance: claude 2.1.3, 2026-11-01, tmux capture\nscreen\n').agent).toBeUndefined();
+  });
+
   it('puts the cursor on the last non-blank row by default', () => {
     expect(parseFixture('a\nb\n\n\n').cursorRow).toBe(1);
   });

@@ -104,6 +104,30 @@ gate = { any = [ { contains = "yes" }, { not = { line_regex = "^\\\\s*$" } } ] }
     expect(errors[0]).toMatch(/^test\.toml:\d+: TOML syntax error at column \d+: /);
   });
 
+  it('names an unterminated string as such, with its line', () => {
+    expect(packErrors('schema_version = 1\nagent = "x\ncommands = ["x"]\n')).toEqual([
+      'test.toml:2: TOML syntax error at column 9: unterminated string (no closing quote before the end of the line)',
+    ]);
+  });
+
+  it('gives every error a line and lists them in file order', () => {
+    const text = packToml('[[rule]]\nid = "a"\nstate = "sleepy"\npriority = 10\n\n[[rule]]\nid = "b"\nstate = "idle"\npriority = "high"\nbogus = 1');
+    const result = parseToml(text);
+    const errors = result.kind === 'invalid' ? result.errors : [];
+
+    expect(errors.length).toBeGreaterThanOrEqual(6);
+    expect(errors.every((e) => typeof e.line === 'number')).toBe(true);
+    const lines = errors.map((e) => e.line ?? 0);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+  });
+
+  it('puts a misspelt [[rules]] table and a pack without rules on a line', () => {
+    expect(packErrors(packToml('[[rules]]\nid = "a"'))).toEqual([
+      expect.stringMatching(/^test\.toml:1: pack has no \[\[rule\]\] tables/),
+      expect.stringMatching(/^test\.toml:7: unknown top-level key "rules"/),
+    ]);
+  });
+
   it('rejects an unknown top-level key on its own line', () => {
     const errors = packErrors(packToml(RULE, { extra: 'colour = "red"' }));
 

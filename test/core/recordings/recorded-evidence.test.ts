@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decodeInputMarker,
   decodeProcessSample,
   decodeReport,
+  encodeInputMarker,
   encodeProcessSample,
   encodeReport,
+  INPUT_MARKER_CODE,
   PROCESS_SAMPLE_CODE,
   REPORT_CODE,
 } from '../../../src/core/recordings/recorded-evidence.js';
@@ -70,6 +73,32 @@ describe('report lines', () => {
   it('name what is wrong with a bad report', () => {
     expect(decodeReport('{"deliveryMs":3}')).toBe('report has no "params" object');
     expect(decodeReport('{"params":{},"deliveryMs":-3}')).toBe('report "deliveryMs" is not a duration');
+  });
+});
+
+describe('input marker lines', () => {
+  const bytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+
+  it('keep the size and the kind of a read, never its content', () => {
+    expect(JSON.parse(encodeInputMarker(bytes('hunter2\r')))).toEqual({ bytes: 8, source: 'typed', interrupt: false });
+    expect(encodeInputMarker(bytes('hunter2\r'))).not.toContain('hunter2');
+  });
+
+  it('tell typed keys, an interrupt key, a focus-in and a terminal reply apart, as the detector does', () => {
+    const kindOf = (text: string): unknown => decodeInputMarker(encodeInputMarker(bytes(text)));
+    expect(kindOf('x')).toEqual({ source: 'typed', isInterrupt: false });
+    expect(kindOf('\x1b')).toEqual({ source: 'typed', isInterrupt: true });
+    expect(kindOf('\x03')).toEqual({ source: 'typed', isInterrupt: true });
+    expect(kindOf('\x1b[I')).toEqual({ source: 'presence', isInterrupt: false });
+    expect(kindOf('\x1b[12;40R')).toEqual({ source: 'terminal', isInterrupt: false });
+  });
+
+  it('name what is wrong with a bad marker', () => {
+    expect(decodeInputMarker('{"bytes":1,"source":"keys","interrupt":false}')).toBe('input marker "source" is not typed, presence or terminal');
+    expect(decodeInputMarker('{"bytes":1,"source":"typed"}')).toBe('input marker "interrupt" is not a boolean');
+    const { events, notes } = decodeRecording(`${HEADER}[0.1, "${INPUT_MARKER_CODE}", "[]"]\n`, 'm.cast');
+    expect(events).toEqual([]);
+    expect(notes).toEqual([{ line: 2, message: `${INPUT_MARKER_CODE}: evidence data is not a JSON object; line ignored` }]);
   });
 });
 

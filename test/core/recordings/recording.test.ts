@@ -42,6 +42,21 @@ describe('encodeHeader', () => {
   it('leaves the title out when there is none', () => {
     expect(JSON.parse(encodeHeader(HEADER))).not.toHaveProperty('title');
   });
+
+  it('names the pack the session used under "agentwrap", and reads it back', () => {
+    const line = encodeHeader({ ...HEADER, pack: { agent: 'demo', digest: '095388d21f182969' } });
+
+    expect(JSON.parse(line)).toMatchObject({ agentwrap: { agent: 'demo', pack_digest: '095388d21f182969' } });
+    expect(decodeRecording(line).header.pack).toEqual({ agent: 'demo', digest: '095388d21f182969' });
+    expect(decodeRecording(encodeHeader({ ...HEADER, pack: { agent: 'demo' } })).header.pack).toEqual({ agent: 'demo' });
+  });
+
+  it('ignores an unusable "agentwrap" header field, as it would any unknown field', () => {
+    for (const agentwrap of [3, {}, { agent: '' }, { agent: 7 }]) {
+      const line = `${JSON.stringify({ version: 2, width: 80, height: 24, agentwrap })}\n`;
+      expect(decodeRecording(line).header).not.toHaveProperty('pack');
+    }
+  });
 });
 
 describe('encodeEvent', () => {

@@ -27,7 +27,7 @@ Why a session is in its state: its last ticks, the evidence and the rules that m
 --file, evaluates a pack against a text screen (a fixture's header lines are read too).
   --ticks N       how many recent ticks to show (default 10)
   --file SCREEN   a screen as text, one line per row
-  --agent A       the agent whose pack to use (default: the fixture's folder name)
+  --agent A       the agent whose pack to use (default: the one the file's header names, else its folder's name)
   --pack FILE     a pack file to use instead
   --title T       the OSC title to evaluate with
   --progress P    the OSC 9;4 progress to evaluate with, e.g. 1;50
@@ -109,11 +109,12 @@ export async function main(args: readonly string[]): Promise<number> {
     source = 'file';
   } else {
     const registry = loadDefaultRegistry(process.env);
-    // A fixture path names its agent: fixtures/<agent>/<expected>_<slug>.txt.
-    const agent = opts.agent ?? basename(dirname(resolve(opts.file)));
+    // A capture's header names its agent; a fixture's path does: fixtures/<agent>/<expected>_<slug>.txt.
+    const agent = opts.agent ?? fixture.agent ?? basename(dirname(resolve(opts.file)));
     const found = registry.packForAgent(agent);
     if (found === undefined) {
       const known = registry.packs().map((p) => p.agent).join(', ') || 'none';
+      if (opts.agent === undefined && fixture.agent !== undefined) throw new CliError(`no pack for agent "${agent}", named in ${opts.file}'s header (known agents: ${known}); use --agent`);
       if (opts.agent === undefined) throw new UsageError(`status explain --file needs --agent AGENT (known agents: ${known})`);
       throw new CliError(`no pack for agent "${agent}" (known agents: ${known})`);
     }
