@@ -159,6 +159,7 @@ const SKIPPED: readonly (readonly [RegExp, string])[] = [
 /** Concrete commands that end in an error as written, and the line they must end in. */
 const EXPECTED: readonly (readonly [RegExp, number, RegExp])[] = [
   [/^agentwrap (status explain|status capture|ack) claude\b/, 1, /^agentwrap: no live agentwrap session matches "claude" \([^)]*\)\n$/],
+  [/^agentwrap replay my\.cast\b/, 1, /^agentwrap: my\.cast: no such recording\n$/],
 ];
 
 /** Commands that run until Ctrl-C, and what their first line must look like. */

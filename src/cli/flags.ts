@@ -11,7 +11,7 @@
  * with it (`--host -oProxyCommand=x` is refused as not a host name, docs/publishing.md).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { editDistance } from '../core/packs/lines.js';
+import { editDistance } from '../core/text/edit-distance.js';
 import { UsageError } from './errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;

@@ -64,7 +64,7 @@ describe('the launch path before the spawn', () => {
 
   it('loads nothing of the session loop, the control client or the TOML parser', () => {
     const sessionLoop = loaded.filter((file) =>
-      /^app\/(live-session|live\/|pack-registry|control-client|control-socket\.ts|opencode-events|session\.ts|recorder)|^adapters\/screen\//.test(file),
+      /^app\/(live\/|pack-registry|control\/client|control\/socket\.ts|reporters\/opencode-events|session\.ts|recording\/recorder)|^adapters\/screen\//.test(file),
     );
     expect(sessionLoop).toEqual([]);
     expect([...packages].filter((pkg) => ['smol-toml', 're2', '@xterm/headless'].includes(pkg))).toEqual([]);

@@ -7,7 +7,7 @@
  * Every value remembers the line it came from, so `agentwrap doctor` can say where an
  * effective setting was set.
  */
-import { editDistance } from '../packs/lines.js';
+import { editDistance } from '../text/edit-distance.js';
 import { describeTomlSyntaxError } from '../packs/toml-syntax.js';
 import { parse, TomlError } from 'smol-toml';
 

@@ -1,6 +1,7 @@
 /** Where in a pack's text a problem is: lines for rules and keys, and "did you mean" for unknown keys. */
 import { PackCompileError } from './compile.js';
 import type { PackIssue } from './types.js';
+import { editDistance } from '../text/edit-distance.js';
 
 /**
  * smol-toml reports positions only for syntax errors, so semantic errors find their line by
@@ -74,20 +75,6 @@ export function compileIssue(path: string, text: string, error: unknown): PackIs
   const ruleId = error instanceof PackCompileError ? error.ruleId : undefined;
   const line = (ruleId === undefined ? undefined : new LineIndex(text).ruleLineById(ruleId)) ?? 1;
   return { path, line, ruleId: undefined, message: error instanceof Error ? error.message : String(error) };
-}
-
-/** Edit distance, for "did you mean" on unknown keys (keys are short, so O(n·m) is nothing). */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /**
