@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
 import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
+import { withoutScreenRules } from '../../core/packs/compile.js';
 import type { LoadedPack, PackRegistry } from '../pack-registry.js';
 
 export interface LoadedRecording {
@@ -93,4 +94,9 @@ export function packForRecording(
   const pack = registry.packForAgent(folder);
   if (pack !== undefined) return { pack, agent: folder, how: `folder ${folder}` };
   return { pack: undefined, agent: name, how: 'no pack found' };
+}
+
+/** `--no-screen-rules`: the pack with its screen rules off (core/packs/compile.ts withoutScreenRules). */
+export function withoutPackScreenRules(pack: LoadedPack | undefined): LoadedPack | undefined {
+  return pack === undefined ? undefined : { ...pack, compiled: withoutScreenRules(pack.compiled) };
 }
