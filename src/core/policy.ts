@@ -187,9 +187,10 @@ export const REPORT_MAX_DELIVERY_MS = 5_000;
  * does not report may follow at once: Codex reports `done` and then draws its "Implement this
  * plan?" prompt 11–23 ms later (recordings/codex/plan-*), which must be on screen, outranking
  * the report, before the report is read. 50 ms covers that twice over; QUIET_RECHECK_MS (100)
- * would cost 70 ms of Codex p95 latency (295 → 223 ms) for no case seen. A start-up flash
- * (`working` for 2–35 ms, every Codex recording) never stands this long, and the capture lab's
- * key stamps lag the agent's answer by up to 3 ms (approve-120x40), which this also absorbs.
+ * would cost 70 ms of Codex p95 latency (295 → 223 ms) for no case seen. The capture lab's key
+ * stamps lag the agent's answer by up to 3 ms (approve-120x40), which this also absorbs. (Codex's
+ * start-up flash, `working` for 2–69 ms before any key, is debounce's: the working-before-input
+ * hold, UNASKED_WORKING_CONFIRM_MS.)
  */
 export const PROGRAM_STATUS_SETTLE_MS = 50;
 

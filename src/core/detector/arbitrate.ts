@@ -180,6 +180,11 @@ export interface Decision {
   readonly reason?: string;
   /** The winning rule's own idle hold (`idle_hold_ms`), when a strong idle rule declares one. */
   readonly idleHoldMs?: number;
+  /**
+   * What the screen's strong evidence (pack rules, a live title spinner, progress) reads on its
+   * own; set only while the agent has an OSC 7501 report standing, to weigh it against.
+   */
+  readonly screenReading?: RawState;
 }
 
 /** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
@@ -234,7 +239,20 @@ export function arbitrate(
       notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
     }
   }
-  const finish = finisher(notes, liveClaims, isCpuBusy, verdict);
+  const title = snapshot.title;
+  const titleAgeMs = title === undefined ? undefined : nowMs - title.changedAtMs;
+  const hasSpinnerTitle = title !== undefined && isSpinnerTitle(title.text);
+  const isSpinnerLive = hasSpinnerTitle && titleAgeMs !== undefined && titleAgeMs < TITLE_SPINNER_AUTHORITY_MS;
+  const progress = snapshot.progress;
+  const isProgressWorking = progress !== undefined && (progress.state === 1 || progress.state === 3);
+  const strongBlocker = firstMatch(verdict, 'blocked', 'strong');
+  const strongWorking = firstMatch(verdict, 'working', 'strong');
+  const strongIdle = firstMatch(verdict, 'idle', 'strong');
+  // What the screen's own strong evidence reads, in the order of the steps below: weighed against
+  // the agent's report (step 3) and compared with it for disagreements (program-status.ts).
+  const screenReading: RawState | undefined =
+    strongBlocker !== undefined ? 'blocked' : strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading);
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -254,18 +272,11 @@ export function arbitrate(
     return finish('process-exit', 'idle', 'strong', 'process-exit', undefined);
   }
 
-  const title = snapshot.title;
-  const titleAgeMs = title === undefined ? undefined : nowMs - title.changedAtMs;
-  const hasSpinnerTitle = title !== undefined && isSpinnerTitle(title.text);
-  const isSpinnerLive = hasSpinnerTitle && titleAgeMs !== undefined && titleAgeMs < TITLE_SPINNER_AUTHORITY_MS;
-  const progress = snapshot.progress;
-  const isProgressWorking = progress !== undefined && (progress.state === 1 || progress.state === 3);
   if (progress?.value !== undefined && progress.value < 0) {
     notes.push({ code: 'progress-negative-value', detail: String(progress.value) });
   }
 
   // 2. a visible blocker, strong, from any region
-  const strongBlocker = firstMatch(verdict, 'blocked', 'strong');
   if (strongBlocker !== undefined) {
     const outranked = [
       ...(firstMatch(verdict, 'working', 'strong') === undefined ? [] : ['working rule']),
@@ -280,10 +291,7 @@ export function arbitrate(
   }
 
   // 3. the agent's own report (OSC 7501), unless stale
-  const strongWorking = firstMatch(verdict, 'working', 'strong');
-  const strongIdle = firstMatch(verdict, 'idle', 'strong');
   if (snapshot.programStatus !== undefined) {
-    const screenReading = strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
     const weight = weighStatus(snapshot.programStatus, { nowMs, lastOutputAtMs: snapshot.lastOutputAtMs, isCpuBusy, screenReading });
     const detail = describeStatus(snapshot.programStatus, nowMs);
     if (weight.counts) {
@@ -345,7 +353,13 @@ type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, win
  * The one way arbitrate() returns: the decision with its step, and the notes of every live
  * reporter claim it outranked (or the claim it followed).
  */
-function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined, verdict: PackVerdict | undefined): Finish {
+function finisher(
+  notes: Note[],
+  liveClaims: readonly ClaimView[],
+  isCpuBusy: boolean | undefined,
+  verdict: PackVerdict | undefined,
+  screenReading: RawState | undefined,
+): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
     const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
     const reason = match?.reason;
@@ -365,6 +379,7 @@ function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: bo
       ...(claim === undefined ? {} : { reportSource: claim.source }),
       ...(reason === undefined ? {} : { reason }),
       ...(idleHold === undefined ? {} : { idleHoldMs: idleHold }),
+      ...(screenReading === undefined ? {} : { screenReading }),
     };
   };
 }

@@ -70,23 +70,15 @@ export function statusDeadlinesMs(status: ProgramStatus | undefined, lastOutputA
   return deadlines;
 }
 
-/** What the pack's strong rules say on their own: a drawn blocker, else working, else idle. */
-export function packReading(verdict: PackVerdict | undefined): ReportedStatusState | undefined {
-  const strong = verdict?.matches.filter((match) => match.strength === 'strong') ?? [];
-  for (const state of ['blocked', 'working', 'idle'] as const) {
-    if (strong.some((match) => match.state === state)) return state;
-  }
-  return undefined;
-}
-
 /**
- * The agent's report and the pack's rules reading different states, since `sinceMs`. Only a
- * disagreement of two opinions counts: a pack that reads nothing is not contradicting anyone.
+ * The agent's report and the screen (its pack's strong rules, a live title spinner, progress:
+ * Decision.screenReading) reading different states, since `sinceMs`. Only two opinions
+ * disagree: a screen that reads nothing is not contradicting anyone.
  */
 export interface Disagreement {
   readonly reported: ReportedStatusState;
   readonly screen: ReportedStatusState;
-  /** The rule that read `screen` (its first strong match in that state). */
+  /** The rule that read `screen` (its first strong match in that state); none for a title or progress. */
   readonly ruleId: string | undefined;
   readonly app: string | undefined;
   readonly sinceMs: number;
@@ -96,13 +88,13 @@ export interface Disagreement {
 export function trackDisagreement(
   previous: Disagreement | undefined,
   status: ProgramStatus | undefined,
+  screen: RawState | undefined,
   verdict: PackVerdict | undefined,
   nowMs: number,
 ): Disagreement | undefined {
   if (status === undefined) return undefined;
   const reported = claimOfStatus(status);
-  const screen = packReading(verdict);
-  if (screen === undefined || screen === reported) return undefined;
+  if (screen === undefined || screen === 'unknown' || screen === reported) return undefined;
   if (previous !== undefined && previous.reported === reported && previous.screen === screen) return previous;
   const ruleId = verdict?.matches.find((match) => match.strength === 'strong' && match.state === screen)?.ruleId;
   return { reported, screen, ruleId, app: status.app, sinceMs: nowMs };

@@ -186,7 +186,7 @@ export function tick(
   const isNewInput = inputAtMs !== undefined && (state.lastInputAtMs === undefined || inputAtMs > state.lastInputAtMs);
   if (isNewInput && session.state === 'done' && inputAtMs >= session.stateSinceMs) session = markSeen(session, nowMs);
 
-  const disagreement = trackDisagreement(state.disagreement, snapshot.programStatus, verdict, nowMs);
+  const disagreement = trackDisagreement(state.disagreement, snapshot.programStatus, decision.screenReading, verdict, nowMs);
   const next: DetectorState = {
     session,
     debounce: held.pending,

@@ -395,7 +395,7 @@ describe('the agent\'s own report (OSC 7501, step program-status)', () => {
     expect(codes(result)).toContain('program-status-outranked');
   });
 
-  it('a report younger than PROGRAM_STATUS_SETTLE_MS leaves the tick to the screen (a start-up flash never counts)', () => {
+  it('a report younger than PROGRAM_STATUS_SETTLE_MS leaves the tick to the screen (the frames that came with it land first)', () => {
     const result = arbitrate(snapshot({ programStatus: report('working', NOW - PROGRAM_STATUS_SETTLE_MS + 1) }), verdict(strongIdle()), 'idle', NOW);
 
     expect(result).toMatchObject({ raw: 'idle', step: 'strong-idle' });
