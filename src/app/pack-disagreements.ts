@@ -33,10 +33,10 @@ export function livePackDisagreements(root: string, nowWallMs: number): PackDisa
   return out;
 }
 
-/** `codex 0.171.0 says idle, its screen rules read working (rule composer-busy) for 42s in session s-1`. */
+/** `codex 0.171.0 says idle, its screen reads working (rule composer-busy) for 42s in session s-1`. */
 export function describePackDisagreement(d: PackDisagreement, nowWallMs: number): string {
   const who = d.agentVersion === undefined ? d.agent : `${d.agent} ${d.agentVersion}`;
   const rule = d.note.rule_id === null ? '' : ` (rule ${d.note.rule_id})`;
   const forS = Math.max(0, Math.round((nowWallMs - d.note.since) / 1000));
-  return `${who} says ${d.note.reported}, its screen rules read ${d.note.screen}${rule}, for ${forS}s in session ${d.session}`;
+  return `${who} says ${d.note.reported}, its screen reads ${d.note.screen}${rule}, for ${forS}s in session ${d.session}`;
 }

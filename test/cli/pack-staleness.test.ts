@@ -80,7 +80,7 @@ describe('doctor and packs list', () => {
     const packs = spawnSync(process.execPath, [CLI, 'packs', 'list', '--json'], { encoding: 'utf8', env: env(), timeout: 30_000 });
     const codex = (JSON.parse(packs.stdout) as { packs: { agent: string; possibly_stale: string[] }[] }).packs.find((p) => p.agent === 'codex');
 
-    expect(doctor.stdout).toMatch(/warn {2}pack: codex pack may be stale for the running release: codex 0\.171\.0 says working, its screen rules read idle \(rule composer-idle\), for 4\ds in session codex-odd/);
-    expect(codex?.possibly_stale).toEqual([expect.stringContaining('codex 0.171.0 says working, its screen rules read idle (rule composer-idle)')]);
+    expect(doctor.stdout).toMatch(/warn {2}pack: codex pack may be stale for the running release: codex 0\.171\.0 says working, its screen reads idle \(rule composer-idle\), for 4\ds in session codex-odd/);
+    expect(codex?.possibly_stale).toEqual([expect.stringContaining('codex 0.171.0 says working, its screen reads idle (rule composer-idle)')]);
   });
 });

@@ -42,7 +42,7 @@ function disagreementLine(entry: TickLogEntry, startMs: number): string | undefi
   if (d === undefined) return undefined;
   const rule = d.ruleId === undefined ? '' : ` (rule ${d.ruleId})`;
   const since = ((d.sinceMs - startMs) / 1000).toFixed(2);
-  return `  disagreement: ${d.app ?? 'the agent'} says ${d.reported}, the screen rules read ${d.screen}${rule}, since ${since}s (${((entry.nowMs - d.sinceMs) / 1000).toFixed(1)}s): the pack may be stale for this release`;
+  return `  disagreement: ${d.app ?? 'the agent'} says ${d.reported}, the screen reads ${d.screen}${rule}, since ${since}s (${((entry.nowMs - d.sinceMs) / 1000).toFixed(1)}s): the pack may be stale for this release`;
 }
 
 /** The full view of one tick: state, winner, matches, evidence with ages, debounce and watchdog. */

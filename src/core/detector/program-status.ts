@@ -104,8 +104,3 @@ export function trackDisagreement(
 export function isLastingDisagreement(disagreement: Disagreement | undefined, nowMs: number): disagreement is Disagreement {
   return disagreement !== undefined && nowMs - disagreement.sinceMs >= PROGRAM_STATUS_DISAGREE_MS;
 }
-
-export function describeDisagreement(disagreement: Disagreement, nowMs: number): string {
-  const rule = disagreement.ruleId === undefined ? '' : ` (${disagreement.ruleId})`;
-  return `${disagreement.app ?? 'the agent'} says ${disagreement.reported}, the screen rules read ${disagreement.screen}${rule}, for ${nowMs - disagreement.sinceMs} ms`;
-}

@@ -40,7 +40,7 @@ describe('explain and the agent\'s own report (OSC 7501)', () => {
     expect(first!.state.disagreement?.sinceMs).toBe(start);
     expect(state.evidenceDeadlinesMs).toContain(start + PROGRAM_STATUS_DISAGREE_MS);
     expect(renderTickEntry(lasting!.entry, 'now', 1_000)).toContain(
-      `disagreement: codex says working, the screen rules read idle (rule composer-idle), since 1.00s (${(PROGRAM_STATUS_DISAGREE_MS / 1000).toFixed(1)}s): the pack may be stale for this release`,
+      `disagreement: codex says working, the screen reads idle (rule composer-idle), since 1.00s (${(PROGRAM_STATUS_DISAGREE_MS / 1000).toFixed(1)}s): the pack may be stale for this release`,
     );
   });
 });
