@@ -206,8 +206,9 @@ export const PROGRAM_STATUS_IDLE_HOLD_MS = 0;
  * screen's working and idle rules for this long after it arrived. Later, a strong screen reading
  * that contradicts it wins: the report may be stale (the agent missed a change, or stopped
  * reporting). Codex writes a report on every change of state, so while it is right the screen
- * agrees with it; in the committed Codex recordings no fresh report was contradicted by a strong
- * screen rule for longer than 1.2 s where the report was the right one (docs/signals.md).
+ * agrees with it: in the committed Codex recordings the screen's strong evidence contradicted a
+ * right report for at most 0.53 s (tmux/approve-80x24: the composer still drawn after Enter),
+ * so 10 s is far from cutting a right report short (docs/signals.md).
  */
 export const PROGRAM_STATUS_TRUST_MS = 10_000;
 
