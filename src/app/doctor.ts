@@ -16,6 +16,7 @@ import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type Launc
 import { versionAdvice, versionStatus } from '../core/packs/schema.js';
 import { isUnknownKeyProblem } from '../core/packs/lines.js';
 import { DEMO_PACK_AGENT, loadDefaultRegistry } from './pack-registry.js';
+import { describePackDisagreement, livePackDisagreements } from './pack-disagreements.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -264,6 +265,14 @@ function checkPacksAndAgents(env: NodeJS.ProcessEnv, config: LoadedConfig): Doct
   return out;
 }
 
+/** A live session whose agent's own report and pack disagree: the pack may be stale for that release. */
+function checkDisagreements(root: string): DoctorCheck[] {
+  const nowWallMs = Date.now();
+  return livePackDisagreements(root, nowWallMs).map((d) =>
+    check('pack', 'warn', `${d.agent} pack may be stale for the running release: ${describePackDisagreement(d, nowWallMs)}`, `agentwrap status explain ${d.session} shows both; record this release and update the pack (docs/signals.md)`),
+  );
+}
+
 export function runDoctor(input: DoctorInput): DoctorReport {
   const { env, config } = input;
   const settings = resolveLaunchSettings(NO_FLAGS, config, '');
@@ -278,6 +287,7 @@ export function runDoctor(input: DoctorInput): DoctorReport {
     state.check,
     ...checkConfig(config, settings),
     ...checkPacksAndAgents(env, config),
+    ...checkDisagreements(state.setting.value),
   ];
   return { version: AGENTWRAP_VERSION, node: input.nodeVersion, relay: relay.relay, checks, settings: settingsTable(settings, state.setting) };
 }

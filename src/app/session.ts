@@ -7,7 +7,7 @@
  * user's terminal, and every failure inside it is reported through `onWarning`.
  */
 import { evaluatePack, packInputFromSnapshot } from '../core/packs/evaluate.js';
-import { QUIET_RECHECK_MS, STREAMING_RECHECK_MS } from '../core/policy.js';
+import { PROGRAM_STATUS_SETTLE_MS, QUIET_RECHECK_MS, STREAMING_RECHECK_MS } from '../core/policy.js';
 import { tickFloorMs } from '../core/detector/tick-cadence.js';
 import {
   initialDetectorState,
@@ -185,6 +185,7 @@ export class DetectorSession {
       lastMark: osc.lastMark,
       lastNotificationAtMs: osc.lastNotificationAtMs,
       lastBellAtMs: osc.lastBellAtMs,
+      programStatus: osc.programStatus,
       lastOutputAtMs: this.lastOutputAtMs,
       lastInputAtMs: this.lastInputAtMs,
       lastOperatorInputAtMs: this.lastOperatorInputAtMs,
@@ -216,6 +217,9 @@ export class DetectorSession {
     // own time has seen it, and comparing times would make that tick due forever.
     if (this.isReportPending && this.lastReportAtMs !== undefined) due.push(this.lastReportAtMs);
     if (this.exit !== undefined && !this.isExitEvaluated) due.push(this.exit.atMs);
+    // The agent's own report (OSC 7501) is read the moment it has settled, not at the next recheck.
+    const statusAtMs = this.options.screen.evidence().programStatus?.atMs;
+    if (statusAtMs !== undefined && statusAtMs + PROGRAM_STATUS_SETTLE_MS > this.lastTickAtMs) due.push(statusAtMs + PROGRAM_STATUS_SETTLE_MS);
     const wake = nextWakeMs(this.detector, this.lastTickAtMs);
     if (wake !== undefined) due.push(wake);
     return Math.min(...due);

@@ -100,6 +100,7 @@ export const COMMANDS = {
     args: 'file',
     options: {
       agent: { type: 'string', complete: 'agent' },
+      'no-screen-rules': FLAG,
       timeline: FLAG,
       json: FLAG,
       'explain-at': WORD,
@@ -112,7 +113,7 @@ export const COMMANDS = {
   eval: {
     summary: 'recordings scored against labels',
     args: 'file',
-    options: { json: FLAG, report: { type: 'string', complete: 'file' }, 'min-accuracy': WORD, agent: { type: 'string', complete: 'agent' } },
+    options: { json: FLAG, report: { type: 'string', complete: 'file' }, 'min-accuracy': WORD, agent: { type: 'string', complete: 'agent' }, 'no-screen-rules': FLAG },
   },
   packs: {
     summary: 'rule packs',

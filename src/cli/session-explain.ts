@@ -119,7 +119,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
   lines.push('');
-  lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`));
+  lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`, payload.clock_start_ms));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');
   lines.push(report === undefined ? 'no pack: screen rules do not apply to this session' : `every rule against the screen now:\n${renderExplainText(report)}`);
   // The payload is a session's answer, quoting its screen and title: text for the terminal only.

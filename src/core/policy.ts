@@ -180,3 +180,51 @@ export const REPORT_CLAIM_TTL_MS = 600_000;
  * was stuck somewhere and describes a moment that has passed.
  */
 export const REPORT_MAX_DELIVERY_MS = 5_000;
+
+/**
+ * An OSC 7501 report counts once it has stood this long; until then the screen decides. The
+ * agent writes the report in the same burst as the frame that shows the change, and what it
+ * does not report may follow at once: Codex reports `done` and then draws its "Implement this
+ * plan?" prompt 11–23 ms later (recordings/codex/plan-*), which must be on screen, outranking
+ * the report, before the report is read. 50 ms covers that twice over; QUIET_RECHECK_MS (100)
+ * would cost 70 ms of Codex p95 latency (295 → 223 ms) for no case seen. The capture lab's key
+ * stamps lag the agent's answer by up to 3 ms (approve-120x40), which this also absorbs. (Codex's
+ * start-up flash, `working` for 2–69 ms before any key, is debounce's: the working-before-input
+ * hold, UNASKED_WORKING_CONFIRM_MS.)
+ */
+export const PROGRAM_STATUS_SETTLE_MS = 50;
+
+/**
+ * The idle hold of a settled idle, done or error report: none. The hold exists so a gap between
+ * tool calls does not read as the end of a turn; an agent that reports its own state says
+ * working through those gaps (Codex does, every multi-tool recording), so its idle is the end.
+ */
+export const PROGRAM_STATUS_IDLE_HOLD_MS = 0;
+
+/**
+ * An OSC 7501 report (the agent's own state, core/detector/program-status.ts) outranks the
+ * screen's working and idle rules for this long after it arrived. Later, a strong screen reading
+ * that contradicts it wins: the report may be stale (the agent missed a change, or stopped
+ * reporting). Codex writes a report on every change of state, so while it is right the screen
+ * agrees with it: in the committed Codex recordings the screen's strong evidence contradicted a
+ * right report for at most 0.53 s (tmux/approve-80x24: the composer still drawn after Enter),
+ * so 10 s is far from cutting a right report short (docs/signals.md).
+ */
+export const PROGRAM_STATUS_TRUST_MS = 10_000;
+
+/**
+ * A reported `working` stops counting once output has been quiet this long and the agent's tree
+ * is not known to be busy: a working agent animates (Codex redraws its status line every 0.1–0.3
+ * s; the longest output gap under a Codex `working` report in the recordings is 2.0 s, a
+ * resize), so 10 s of silence means the report outlived the work. Unknown CPU (no /proc, replay)
+ * does not hold the report: falling back lets the screen decide, it concludes nothing by itself.
+ */
+export const PROGRAM_STATUS_QUIET_STALE_MS = 10_000;
+
+/**
+ * The agent's own report and the pack's screen rules disagreeing for this long is news: the
+ * pack may be stale for the running release (`status explain`, `doctor`, `packs list`). It is
+ * the longest hold debounce applies (IDLE_HOLD_CAP_MS), so a disagreement any hold explains
+ * never counts.
+ */
+export const PROGRAM_STATUS_DISAGREE_MS = IDLE_HOLD_CAP_MS;

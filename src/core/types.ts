@@ -63,6 +63,30 @@ export interface ShellMark {
   readonly atMs: number;
 }
 
+/**
+ * What an agent says it is doing, OSC 7501 program status (`state=working:app=codex…`): Codex
+ * writes it on every change of state, Claude Code once its terminal answers the probe
+ * (docs/signals.md). `done` and `error` are the end of a turn (idle; agentwrap derives its own
+ * done from seen). `state=clear` is no report: the snapshot holds undefined then.
+ */
+export type ProgramStatusState = 'working' | 'blocked' | 'done' | 'idle' | 'error';
+
+/** One OSC 7501 report, bounded and sanitised by the screen adapter. */
+export interface ProgramStatus {
+  readonly state: ProgramStatusState;
+  /** What kind of blocker or work, e.g. `permission`, `question`. */
+  readonly kind: string | undefined;
+  /** 0–100, for working and blocked. */
+  readonly progress: number | undefined;
+  readonly id: string | undefined;
+  /** Who reports, e.g. `codex`, `claude-code`. */
+  readonly app: string | undefined;
+  /** The decoded `msg` (base64 on the wire), control characters removed. */
+  readonly msg: string | undefined;
+  /** When the sequence arrived. */
+  readonly atMs: number;
+}
+
 /** A child of the agent process, as far as /proc tells. */
 export interface ChildProcess {
   readonly pid: number;
@@ -124,6 +148,8 @@ export interface EvidenceSnapshot {
   readonly lastMark: ShellMark | undefined;
   readonly lastNotificationAtMs: number | undefined;
   readonly lastBellAtMs: number | undefined;
+  /** The agent's last OSC 7501 report; absent or undefined: none, or it cleared it. */
+  readonly programStatus?: ProgramStatus | undefined;
   readonly lastOutputAtMs: number | undefined;
   /**
    * The operator's last input: typing, or a focus-in or mouse report (someone at the pane). A

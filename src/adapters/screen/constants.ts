@@ -43,6 +43,12 @@ export const BUDGET_SLICE_BYTES = 64 * 1024;
 export const PARSE_TURN_MAX_MS = 8;
 /** A title is stored bounded (agents and malicious output may send megabytes). */
 export const TITLE_MAX_CHARS = 512;
+/** OSC 7501 program status: only this much of a sequence is read (a real one is under 200 characters). */
+export const PROGRAM_STATUS_MAX_INPUT_CHARS = 4096;
+/** An OSC 7501 `kind`, `id` or `app` is kept to this many characters. */
+export const PROGRAM_STATUS_MAX_VALUE_CHARS = 64;
+/** An OSC 7501 `msg` (a dialog's question), decoded, is kept to this many characters. */
+export const PROGRAM_STATUS_MAX_MSG_CHARS = 200;
 /** How many title change times are kept, enough to tell an animating spinner from a still one. */
 export const TITLE_RECENT_CHANGES = 8;
 /** Default scrollback: the mirror reads only the viewport, so history is memory spent for nothing. */

@@ -43,6 +43,7 @@ export class MirrorTerminal {
       parser.registerOscHandler(99, (data) => osc.onOsc99(data)),
       parser.registerOscHandler(133, (data) => osc.onOsc133(data)),
       parser.registerOscHandler(777, (data) => osc.onOsc777(data)),
+      parser.registerOscHandler(7501, (data) => osc.onOsc7501(data)),
       // xterm fires this for a C0 BEL only; a BEL that terminates an OSC never reaches it.
       this.term.onBell(() => osc.onBell()),
       this.term,

@@ -1,11 +1,12 @@
 /**
  * What agents say out of band, as the mirror's parser meets it: OSC 0/2 titles, OSC 9;4 progress,
- * notifications (OSC 9, 99, 777), OSC 133 shell marks and BEL, each stamped with the time its
- * bytes arrived. Each object is replaced only when it changes, so a tick may compare by identity.
+ * notifications (OSC 9, 99, 777), OSC 133 shell marks, OSC 7501 program status and BEL, each
+ * stamped with the time its bytes arrived. Each object is replaced only when it changes, so a tick may compare by identity.
  */
 import { Buffer } from 'node:buffer';
-import type { ProgressEvidence, ShellMark, TitleEvidence } from '../../core/types.js';
+import type { ProgramStatus, ProgressEvidence, ShellMark, TitleEvidence } from '../../core/types.js';
 import { TITLE_MAX_CHARS, TITLE_RECENT_CHANGES } from './constants.js';
+import { parseProgramStatus } from './program-status.js';
 import type { ScreenEvidence } from './types.js';
 
 /** The handlers return true: the sequence is ours, xterm's defaults (title events) have no use here. */
@@ -15,6 +16,7 @@ export class OscEvidence {
   private lastMark: ShellMark | undefined;
   private lastNotificationAtMs: number | undefined;
   private lastBellAtMs: number | undefined;
+  private programStatus: ProgramStatus | undefined;
 
   /** `arrivalMs` tells the handlers when the bytes being parsed arrived. */
   constructor(private readonly arrivalMs: () => number) {}
@@ -26,6 +28,7 @@ export class OscEvidence {
       lastMark: this.lastMark,
       lastNotificationAtMs: this.lastNotificationAtMs,
       lastBellAtMs: this.lastBellAtMs,
+      programStatus: this.programStatus,
     };
   }
 
@@ -81,6 +84,14 @@ export class OscEvidence {
     if (data.length > 1 && data.charAt(1) !== ';') return true;
     const exitCode = kind === 'D' ? parseLenientInt(data.split(';')[1]) : undefined;
     this.lastMark = Object.freeze({ kind, exitCode, atMs: this.arrivalMs() });
+    return true;
+  }
+
+  /** OSC 7501: a report replaces the last one (a repeat is a new statement, so its time counts); `clear` ends it. */
+  onOsc7501(data: string): boolean {
+    const parsed = parseProgramStatus(data, this.arrivalMs());
+    if (parsed.kind === 'report') this.programStatus = parsed.status;
+    else if (parsed.kind === 'clear') this.programStatus = undefined;
     return true;
   }
 

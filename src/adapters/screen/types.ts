@@ -1,6 +1,6 @@
 /** The screen mirror's interface and options, as its owners (live session, replay) see them. */
 import type { Clock } from '../clock.js';
-import type { ProgressEvidence, ScreenView, ShellMark, TitleEvidence } from '../../core/types.js';
+import type { ProgramStatus, ProgressEvidence, ScreenView, ShellMark, TitleEvidence } from '../../core/types.js';
 
 export interface ScreenOptions {
   readonly cols: number;
@@ -36,6 +36,8 @@ export interface ScreenEvidence {
   readonly lastMark: ShellMark | undefined;
   readonly lastNotificationAtMs: number | undefined;
   readonly lastBellAtMs: number | undefined;
+  /** The agent's last OSC 7501 report; undefined before one, or after `state=clear`. */
+  readonly programStatus?: ProgramStatus | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * the control socket, the caller's hook, notifications). The store and the control path arrive
  * once publishing has started (publishing.ts); until then changes are announced but not written.
  */
+import { isLastingDisagreement } from '../../core/detector/program-status.js';
 import type { Clock } from '../../adapters/clock.js';
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../core/records/session-record.js';
@@ -75,6 +76,8 @@ export class Publisher {
     const reported = reporter.identity();
     const metadata = reporter.metadata(clock.nowMs());
     const agentVersion = identity.agentVersion ?? reported.agentVersion;
+    const toWallMs = (detectorMs: number): number => identity.startedWallMs + (detectorMs - identity.detectorStartMs);
+    const d = state.disagreement;
     return createSessionRecord({
       sourceCli: identity.sourceCli,
       sessionId: identity.sessionId,
@@ -84,7 +87,7 @@ export class Publisher {
       startedAtMs: identity.startedWallMs,
       updatedAtMs: clock.wallMs(),
       state: s.state,
-      stateSinceMs: identity.startedWallMs + (s.stateSinceMs - identity.detectorStartMs),
+      stateSinceMs: toWallMs(s.stateSinceMs),
       seen: s.seen,
       stuck: s.stuck,
       winner: s.winner,
@@ -97,6 +100,9 @@ export class Publisher {
       ...(Object.keys(metadata).length === 0 ? {} : { metadata }),
       control: this.controlPath,
       ...(identity.tmux === undefined ? {} : { tmux: identity.tmux }),
+      ...(isLastingDisagreement(d, clock.nowMs())
+        ? { disagreement: { reported: d.reported, screen: d.screen, rule_id: d.ruleId ?? null, since: toWallMs(d.sinceMs) } }
+        : {}),
     });
   }
 

@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
 import { INPUT_MARKER_CODE } from '../../core/recordings/recorded-evidence.js';
 import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
+import { withoutScreenRules } from '../../core/packs/compile.js';
 import type { LoadedPack, PackRegistry } from '../pack-registry.js';
 
 export interface LoadedRecording {
@@ -101,4 +102,9 @@ export function packForRecording(
   const pack = registry.packForAgent(folder);
   if (pack !== undefined) return { pack, agent: folder, how: `folder ${folder}` };
   return { pack: undefined, agent: name, how: 'no pack found' };
+}
+
+/** `--no-screen-rules`: the pack with its screen rules off (core/packs/compile.ts withoutScreenRules). */
+export function withoutPackScreenRules(pack: LoadedPack | undefined): LoadedPack | undefined {
+  return pack === undefined ? undefined : { ...pack, compiled: withoutScreenRules(pack.compiled) };
 }

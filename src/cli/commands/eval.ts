@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { findRecordings, packForRecording } from '../../app/recording/files.js';
+import { findRecordings, packForRecording, withoutPackScreenRules } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/recordings/score.js';
 import { renderEvalPage, type EvalPageRecording } from '../render/eval-page.js';
@@ -16,7 +16,7 @@ import { loadRecordingOrFail } from './replay.js';
 
 const SPEC = {
   name: 'eval',
-  usage: `usage: agentwrap eval PATH… [--json] [--report FILE.html] [--min-accuracy X] [--agent A]
+  usage: `usage: agentwrap eval PATH… [--json] [--report FILE.html] [--min-accuracy X] [--agent A] [--no-screen-rules]
 
 Replays every recording (.cast with a .labels.jsonl beside it) under PATH and scores what
 agentwrap would have published against the labels.
@@ -24,6 +24,8 @@ agentwrap would have published against the labels.
   --report FILE.html write an HTML page with timelines and screens
   --min-accuracy X   exit 1 when the overall accuracy is below X (0–1)
   --agent A          use agent A's pack for every recording
+  --no-screen-rules  turn every screen rule of the pack off: only the agent's signals (OSC 7501,
+                     hooks), its title and progress, and process evidence decide (docs/signals.md)
 `,
   options: COMMANDS.eval.options,
 } as const;
@@ -53,7 +55,7 @@ function findRecordingsOrFail(paths: readonly string[]): string[] {
 /** Replays and scores; shared by the command and the accuracy-floor tests. */
 export async function evaluateRecordings(
   paths: readonly string[],
-  options: { agent?: string | undefined; withSnapshots?: boolean; env?: NodeJS.ProcessEnv } = {},
+  options: { agent?: string | undefined; withSnapshots?: boolean; env?: NodeJS.ProcessEnv; noScreenRules?: boolean } = {},
 ): Promise<EvalRun> {
   const registry = loadDefaultRegistry(options.env ?? process.env);
   const inputs: ScoreInput[] = [];
@@ -75,7 +77,7 @@ export async function evaluateRecordings(
     if (options.withSnapshots === true) for (let t = 0; t <= duration; t += REPORT_SNAPSHOT_EVERY_S) grid.push(t);
     let lastState: string | undefined;
     const result = await replayRecording(loaded.recording, {
-      pack: choice.pack,
+      pack: options.noScreenRules === true ? withoutPackScreenRules(choice.pack) : choice.pack,
       keyInputAtS: loaded.driverInputAtS,
       inspectAtS: grid,
       inspect: take,
@@ -134,7 +136,7 @@ export async function main(args: readonly string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError('eval: give one or more recordings or directories');
   const minAccuracy = numberFlag('eval', 'min-accuracy', values['min-accuracy']);
-  const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined });
+  const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined, noScreenRules: values['no-screen-rules'] === true });
   for (const line of run.skipped) printDiagnostic(`skipped ${line}`);
   if (run.report.files.length === 0) throw new CliError('eval: no labeled recordings found (a recording needs <name>.labels.jsonl beside it)');
   if (values.json === true) process.stdout.write(`${toJson(run.report)}\n`);

@@ -6,6 +6,8 @@
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
 import { DEMO_PACK_AGENT, listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { describePackDisagreement, livePackDisagreements } from '../../app/pack-disagreements.js';
+import { resolveStateRoot } from '../../app/sessions/state-access.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { compileIssue } from '../../core/packs/lines.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
@@ -56,8 +58,12 @@ function list(args: readonly string[]): number {
   if (unknown !== undefined) throw new UsageError(`packs list: unexpected argument ${unknown}`);
   const registry = loadDefaultRegistry(process.env);
   const entries = registry.entries();
+  const nowWallMs = Date.now();
+  const disagreements = livePackDisagreements(resolveStateRoot(process.env), nowWallMs);
+  const staleFor = (entry: PackFileEntry): string[] =>
+    entry.status === 'live' ? disagreements.filter((d) => d.agent === entry.agent).map((d) => describePackDisagreement(d, nowWallMs)) : [];
   if (json) {
-    write(`${toJson({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map(entryToJson) }, 2)}\n`);
+    write(`${toJson({ engine_version: RULE_ENGINE_VERSION, user_dir: registry.userPacksDir ?? null, packs: entries.map((e) => ({ ...entryToJson(e), possibly_stale: staleFor(e) })) }, 2)}\n`);
     return 0;
   }
   const rows = entries.map((e) => {
@@ -80,6 +86,7 @@ function list(args: readonly string[]): number {
   entries.forEach((entry, i) => {
     out.push(line(rows[i] ?? []));
     for (const problem of entry.problems) out.push(`    ${problem}`);
+    for (const news of staleFor(entry)) out.push(`    possibly stale for the running release: ${news}`);
   });
   if (entries.length === 0) out.push('(no packs found)');
   out.push('', `bundled packs: ${BUNDLED_PACKS_DIR}`, `user packs:    ${registry.userPacksDir ?? '(no HOME; none)'}   rule engine v${RULE_ENGINE_VERSION}`);

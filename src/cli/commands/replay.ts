@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { readRecordingFile, packForRecording } from '../../app/recording/files.js';
+import { readRecordingFile, packForRecording, withoutPackScreenRules } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { RecordingFormatError } from '../../core/recordings/recording.js';
 import { LabelsFormatError } from '../../core/recordings/labels.js';
@@ -20,10 +20,11 @@ import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render/t
 
 const SPEC = {
   name: 'replay',
-  usage: `usage: agentwrap replay FILE.cast [--agent A] [--timeline | --json | --explain-at S | --screen-at S | --capture-at S --out DIR]
+  usage: `usage: agentwrap replay FILE.cast [--agent A] [--no-screen-rules] [--timeline | --json | --explain-at S | --screen-at S | --capture-at S --out DIR]
 
 Feeds a recording through the live detector on a manual clock and prints the transitions.
   --agent A          use agent A's pack (default: the one the recording names, else from its command)
+  --no-screen-rules  the pack's screen rules off: signals, titles and process evidence decide
   --timeline         also draw the states as a band over time
   --json             one JSON object per transition
   --explain-at S     the tick at second S and the ones before it (--ticks N, default 10)
@@ -58,7 +59,8 @@ export async function main(args: readonly string[]): Promise<number> {
   const loaded = loadRecordingOrFail(path);
   for (const note of loaded.recording.notes) printDiagnostic(`${path}:${note.line}: ${note.message}`);
   const registry = loadDefaultRegistry(process.env);
-  const choice = packForRecording(registry, loaded, values.agent);
+  const found = packForRecording(registry, loaded, values.agent);
+  const choice = values['no-screen-rules'] === true ? { ...found, pack: withoutPackScreenRules(found.pack) } : found;
   if (choice.pack === undefined) {
     process.stderr.write(`agentwrap: no pack for ${path} (${choice.how}); every state will be unknown. Use --agent.\n`);
   }

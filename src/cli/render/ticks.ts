@@ -2,7 +2,7 @@
  * Pure rendering of the explain ring buffer (core/tick-log entries) for `status explain
  * <session>` and `replay --explain-at`. It renders what the tick recorded; nothing is re-derived.
  */
-import type { ReportDigest, TickLogEntry } from '../../core/detector/tick-log.js';
+import type { ReportDigest, SnapshotDigest, TickLogEntry } from '../../core/detector/tick-log.js';
 
 function age(ms: number | undefined): string {
   if (ms === undefined) return 'never';
@@ -29,14 +29,32 @@ function reportLine(r: ReportDigest): string {
   return `reporter ${r.source} (${r.agent}): last ${r.lastEvent} ${age(r.lastAgeMs)} → ${r.lastEffect}; ${claim} [${r.accepted} accepted${dropped}]`;
 }
 
+/** The agent's own OSC 7501 report: what it says and how old it is. */
+function statusLine(status: SnapshotDigest['programStatus']): string {
+  if (status === undefined) return 'none';
+  const extras = [...(status.kind === undefined ? [] : [`kind ${status.kind}`]), ...(status.progress === undefined ? [] : [`${status.progress}%`])];
+  return `${status.app ?? 'agent'} ${status.state}${extras.length === 0 ? '' : ` (${extras.join(', ')})`}, OSC 7501 (${age(status.ageMs)})`;
+}
+
+/** Which said what, and since when (seconds on the session clock, from `startMs`). */
+function disagreementLine(entry: TickLogEntry, startMs: number): string | undefined {
+  const d = entry.disagreement;
+  if (d === undefined) return undefined;
+  const rule = d.ruleId === undefined ? '' : ` (rule ${d.ruleId})`;
+  const since = ((d.sinceMs - startMs) / 1000).toFixed(2);
+  return `  disagreement: ${d.app ?? 'the agent'} says ${d.reported}, the screen reads ${d.screen}${rule}, since ${since}s (${((entry.nowMs - d.sinceMs) / 1000).toFixed(1)}s): the pack may be stale for this release`;
+}
+
 /** The full view of one tick: state, winner, matches, evidence with ages, debounce and watchdog. */
-export function renderTickEntry(entry: TickLogEntry, label: string): string {
+export function renderTickEntry(entry: TickLogEntry, label: string, startMs = 0): string {
   const d = entry.decision;
   const lines = [
     `${label}: ${entry.state}${entry.stuck ? ' (stuck)' : ''}  (published raw ${entry.published}, revision ${entry.revision})`,
     `  decision: ${d.raw} (${d.confidence}) by ${d.winner}${d.ruleId === undefined ? '' : ` rule ${d.ruleId}`} at step ${d.step}`,
   ];
   for (const note of d.notes) lines.push(`    note: ${note.code}${note.detail === undefined ? '' : ` — ${note.detail}`}`);
+  const disagreement = disagreementLine(entry, startMs);
+  if (disagreement !== undefined) lines.push(disagreement);
   lines.push(`  debounce: ${entry.debounce.action} (${entry.debounce.reason})${entry.debounce.detail ? ` — ${entry.debounce.detail}` : ''}`);
   lines.push(`  watchdog: ${entry.watchdog.reason}${entry.watchdog.detail ? ` — ${entry.watchdog.detail}` : ''}`);
   if (entry.isFlapping) lines.push(`  flapping: ${entry.flapsPerMinute} transitions in the last minute`);
@@ -50,6 +68,7 @@ export function renderTickEntry(entry: TickLogEntry, label: string): string {
   lines.push(
     `    progress: ${g.progress === undefined ? 'none' : `${g.progress.state}${g.progress.value === undefined ? '' : `;${g.progress.value}`} (${age(g.progress.ageMs)})`}`,
   );
+  lines.push(`    agent status: ${statusLine(g.programStatus)}`);
   if (g.mark !== undefined) lines.push(`    shell mark: ${g.mark.kind} (${age(g.mark.ageMs)})`);
   lines.push(`    process: ${processLine(entry)}`);
   if (g.exitCode !== undefined) lines.push(`    exited with code ${g.exitCode}`);

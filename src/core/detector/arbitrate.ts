@@ -5,7 +5,8 @@
  * ARBITRATION_ORDER below, the single place where it is written down.
  */
 import { viewClaims, type ClaimView } from './gating.js';
-import { CPU_BUSY_RATE, ATTENTION_EDGE_MAX_AGE_MS, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
+import { claimOfStatus, describeStatus, weighStatus } from './program-status.js';
+import { CPU_BUSY_RATE, ATTENTION_EDGE_MAX_AGE_MS, PROGRAM_STATUS_IDLE_HOLD_MS, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
 import type {
   Confidence,
   EvidenceSnapshot,
@@ -26,12 +27,14 @@ export type EvidenceKind =
   | 'shell-mark'
   | 'process'
   | 'reporter'
+  | 'program-status'
   | 'none';
 
 /** The arbitration steps, in order; every Decision names the step that returned it. */
 export type ArbitrationStep =
   | 'process-exit'
   | 'strong-blocker'
+  | 'program-status'
   | 'reported-state'
   | 'freeze'
   | 'strong-working'
@@ -59,6 +62,11 @@ export const ARBITRATION_ORDER: readonly { readonly step: ArbitrationStep; reado
     step: 'strong-blocker',
     reason:
       'A visible blocker outranks every working signal, whatever its source (screen rule, osc_title or osc_progress region) and whatever its priority against other matches: missing a prompt costs the operator most.',
+  },
+  {
+    step: 'program-status',
+    reason:
+      'The agent\'s own OSC 7501 report (Codex on every change of state; Claude Code once the terminal answers its probe) is its state machine, written in order with its output: it authors working, blocked or idle (done, error) above every screen rule but a drawn blocker (Codex reports done under its plan prompt). It stops counting when strong screen evidence contradicts it after PROGRAM_STATUS_TRUST_MS, or when a working report sits under quiet output and a tree not known busy for PROGRAM_STATUS_QUIET_STALE_MS; state=clear is no report.',
   },
   {
     step: 'reported-state',
@@ -143,7 +151,11 @@ export type NoteCode =
   | 'report-claim'
   | 'report-outranked'
   | 'report-answered'
-  | 'report-expired';
+  | 'report-expired'
+  | 'program-status'
+  | 'program-status-stale'
+  | 'program-status-settling'
+  | 'program-status-outranked';
 
 export interface Note {
   readonly code: NoteCode;
@@ -168,6 +180,11 @@ export interface Decision {
   readonly reason?: string;
   /** The winning rule's own idle hold (`idle_hold_ms`), when a strong idle rule declares one. */
   readonly idleHoldMs?: number;
+  /**
+   * What the screen's strong evidence (pack rules, a live title spinner, progress) reads on its
+   * own; set only while the agent has an OSC 7501 report standing, to weigh it against.
+   */
+  readonly screenReading?: RawState;
 }
 
 /** Glyphs that open a title while an agent works: braille (U+2800–U+28FF) and ◐◑◒◓ (U+25D0–U+25D3). */
@@ -222,7 +239,20 @@ export function arbitrate(
       notes.push({ code: claim.status === 'answered' ? 'report-answered' : 'report-expired', detail: describeClaim(claim) });
     }
   }
-  const finish = finisher(notes, liveClaims, isCpuBusy, verdict);
+  const title = snapshot.title;
+  const titleAgeMs = title === undefined ? undefined : nowMs - title.changedAtMs;
+  const hasSpinnerTitle = title !== undefined && isSpinnerTitle(title.text);
+  const isSpinnerLive = hasSpinnerTitle && titleAgeMs !== undefined && titleAgeMs < TITLE_SPINNER_AUTHORITY_MS;
+  const progress = snapshot.progress;
+  const isProgressWorking = progress !== undefined && (progress.state === 1 || progress.state === 3);
+  const strongBlocker = firstMatch(verdict, 'blocked', 'strong');
+  const strongWorking = firstMatch(verdict, 'working', 'strong');
+  const strongIdle = firstMatch(verdict, 'idle', 'strong');
+  // What the screen's own strong evidence reads, in the order of the steps below: weighed against
+  // the agent's report (step 3) and compared with it for disagreements (program-status.ts).
+  const screenReading: RawState | undefined =
+    strongBlocker !== undefined ? 'blocked' : strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading);
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -242,18 +272,11 @@ export function arbitrate(
     return finish('process-exit', 'idle', 'strong', 'process-exit', undefined);
   }
 
-  const title = snapshot.title;
-  const titleAgeMs = title === undefined ? undefined : nowMs - title.changedAtMs;
-  const hasSpinnerTitle = title !== undefined && isSpinnerTitle(title.text);
-  const isSpinnerLive = hasSpinnerTitle && titleAgeMs !== undefined && titleAgeMs < TITLE_SPINNER_AUTHORITY_MS;
-  const progress = snapshot.progress;
-  const isProgressWorking = progress !== undefined && (progress.state === 1 || progress.state === 3);
   if (progress?.value !== undefined && progress.value < 0) {
     notes.push({ code: 'progress-negative-value', detail: String(progress.value) });
   }
 
   // 2. a visible blocker, strong, from any region
-  const strongBlocker = firstMatch(verdict, 'blocked', 'strong');
   if (strongBlocker !== undefined) {
     const outranked = [
       ...(firstMatch(verdict, 'working', 'strong') === undefined ? [] : ['working rule']),
@@ -262,28 +285,40 @@ export function arbitrate(
       ...(isCpuBusy === true ? ['cpu'] : []),
     ];
     if (outranked.length > 0) notes.push({ code: 'blocker-outranks-working', detail: outranked.join(', ') });
+    const status = snapshot.programStatus;
+    if (status !== undefined && claimOfStatus(status) !== 'blocked') notes.push({ code: 'program-status-outranked', detail: describeStatus(status, nowMs) });
     return finish('strong-blocker', 'blocked', 'strong', evidenceKindOfMatch(strongBlocker), strongBlocker.ruleId);
   }
 
-  // 3. an authoritative reporter's live claim (full-lifecycle source)
+  // 3. the agent's own report (OSC 7501), unless stale
+  if (snapshot.programStatus !== undefined) {
+    const weight = weighStatus(snapshot.programStatus, { nowMs, lastOutputAtMs: snapshot.lastOutputAtMs, isCpuBusy, screenReading });
+    const detail = describeStatus(snapshot.programStatus, nowMs);
+    if (weight.counts) {
+      notes.push({ code: 'program-status', detail });
+      return { ...finish('program-status', weight.claim, 'strong', 'program-status', undefined), ...(weight.claim === 'idle' ? { idleHoldMs: PROGRAM_STATUS_IDLE_HOLD_MS } : {}) };
+    }
+    notes.push({ code: weight.isSettling === true ? 'program-status-settling' : 'program-status-stale', detail: `${detail}: ${weight.why}` });
+  }
+
+  // 4. an authoritative reporter's live claim (full-lifecycle source)
   const authoritative = liveClaims.find((claim) => claim.assertion.grade === 'authoritative');
   if (authoritative !== undefined) {
     return finish('reported-state', authoritative.assertion.state, 'strong', 'reporter', authoritative.assertion.event, authoritative);
   }
 
-  // 4. freeze holds the previous (published) state
+  // 5. freeze holds the previous (published) state
   if (verdict?.winner?.state === 'freeze') {
     notes.push({ code: 'freeze-held', detail: `holding ${previous}` });
     return finish('freeze', previous, 'strong', 'freeze', verdict.winner.ruleId);
   }
 
-  // 5. strong working rule
-  const strongWorking = firstMatch(verdict, 'working', 'strong');
+  // 6. strong working rule
   if (strongWorking !== undefined) {
     return finish('strong-working', 'working', 'strong', evidenceKindOfMatch(strongWorking), strongWorking.ruleId);
   }
 
-  // 6. a live title spinner
+  // 7. a live title spinner
   if (hasSpinnerTitle && titleAgeMs !== undefined) {
     if (isSpinnerLive) {
       notes.push({ code: 'title-spinner-live', detail: `changed ${titleAgeMs} ms ago` });
@@ -292,19 +327,18 @@ export function arbitrate(
     notes.push({ code: 'title-spinner-stale', detail: `unchanged for ${titleAgeMs} ms` });
   }
 
-  // 7. a blocker-grade reporter's live blocked claim (unanswered, not expired)
+  // 8. a blocker-grade reporter's live blocked claim (unanswered, not expired)
   const reportedBlocker = liveClaims.find((claim) => claim.assertion.state === 'blocked');
   if (reportedBlocker !== undefined) {
     return finish('reported-blocked', 'blocked', 'strong', 'reporter', reportedBlocker.assertion.event, reportedBlocker);
   }
 
-  // 8. strong idle rule
-  const strongIdle = firstMatch(verdict, 'idle', 'strong');
+  // 9. strong idle rule
   if (strongIdle !== undefined) {
     return finish('strong-idle', 'idle', 'strong', evidenceKindOfMatch(strongIdle), strongIdle.ruleId);
   }
 
-  // 9. OSC 133 shell marks
+  // 10. OSC 133 shell marks
   const mark = snapshot.lastMark;
   if (mark !== undefined) {
     return finish('shell-mark', mark.kind === 'C' ? 'working' : 'idle', 'strong', 'shell-mark', undefined);
@@ -319,7 +353,13 @@ type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, win
  * The one way arbitrate() returns: the decision with its step, and the notes of every live
  * reporter claim it outranked (or the claim it followed).
  */
-function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: boolean | undefined, verdict: PackVerdict | undefined): Finish {
+function finisher(
+  notes: Note[],
+  liveClaims: readonly ClaimView[],
+  isCpuBusy: boolean | undefined,
+  verdict: PackVerdict | undefined,
+  screenReading: RawState | undefined,
+): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
     const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
     const reason = match?.reason;
@@ -339,6 +379,7 @@ function finisher(notes: Note[], liveClaims: readonly ClaimView[], isCpuBusy: bo
       ...(claim === undefined ? {} : { reportSource: claim.source }),
       ...(reason === undefined ? {} : { reason }),
       ...(idleHold === undefined ? {} : { idleHoldMs: idleHold }),
+      ...(screenReading === undefined ? {} : { screenReading }),
     };
   };
 }
@@ -358,13 +399,13 @@ interface WeakStepInput {
 }
 
 /**
- * Steps 10–14 of ARBITRATION_ORDER, reached when no strong evidence decided: progress, a
+ * Steps 11–15 of ARBITRATION_ORDER, reached when no strong evidence decided: progress, a
  * corroborated weak blocker, physics, weak idle, nothing. Split from arbitrate() for length
  * only; the order is still the one list above.
  */
 function arbitrateWeak(input: WeakStepInput): Decision {
   const { snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish } = input;
-  // 10. OSC 9;4 in progress
+  // 11. OSC 9;4 in progress
   if (progress !== undefined) {
     if (isProgressWorking) {
       notes.push({ code: 'progress-working', detail: `state ${progress.state}` });
@@ -373,7 +414,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     if (progress.state !== 0) notes.push({ code: 'progress-ambiguous', detail: `state ${progress.state}` });
   }
 
-  // 11. weak blocker, corroborated by an unanswered attention edge
+  // 12. weak blocker, corroborated by an unanswered attention edge
   const weakBlocker = firstMatch(verdict, 'blocked', 'weak');
   if (weakBlocker !== undefined) {
     const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
@@ -386,7 +427,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     notes.push({ code: 'weak-match-ignored', detail: weakBlocker.ruleId });
   }
 
-  // 12. physics: busy CPU, or a child holding the terminal's foreground
+  // 13. physics: busy CPU, or a child holding the terminal's foreground
   const weakWorking = firstMatch(verdict, 'working', 'weak');
   const isChildForeground = proc.sampled && proc.isForeground === false && !proc.isStopped;
   if (isChildForeground) notes.push({ code: 'child-in-foreground' });
@@ -396,7 +437,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
   }
   if (weakWorking !== undefined) notes.push({ code: 'weak-match-ignored', detail: weakWorking.ruleId });
 
-  // 13. weak idle
+  // 14. weak idle
   if (progress?.state === 0) {
     notes.push({ code: 'progress-cleared' });
     return finish('weak-idle', 'idle', 'weak', 'osc-progress', undefined);
@@ -414,7 +455,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     notes.push({ code: 'weak-match-ignored', detail: weakIdle.ruleId });
   }
 
-  // 14. nothing
+  // 15. nothing
   notes.push({ code: 'nothing-matched' });
   return finish('nothing', 'unknown', 'none', 'none', undefined);
 }

@@ -4,10 +4,11 @@
  * and the published state. `status explain` renders these entries as they are.
  */
 import type { Decision } from './arbitrate.js';
+import type { Disagreement } from './program-status.js';
 import type { DebounceAction, DebounceReason, WatchdogReason } from './debounce.js';
 import { viewClaim, type ClaimStatus } from './gating.js';
 import { TICK_LOG_CAPACITY, TICK_LOG_TITLE_MAX_CHARS } from '../policy.js';
-import type { AgentState, EvidenceSnapshot, RawState, ReportEffect, ReportedState, ReportGrade, RuleMatch } from '../types.js';
+import type { AgentState, EvidenceSnapshot, ProgramStatusState, RawState, ReportEffect, ReportedState, ReportGrade, RuleMatch } from '../types.js';
 
 /** One reporter source as explain shows it: its last event, its age, and whether it counted. */
 export interface ReportDigest {
@@ -49,6 +50,14 @@ export interface SnapshotDigest {
   readonly exitCode: number | undefined;
   /** Reporter sources (agent hooks and plugins); absent when none reported. */
   readonly reports?: readonly ReportDigest[];
+  /** The agent's OSC 7501 report (msg left out: it is the dialog's text); absent when none stands. */
+  readonly programStatus?: {
+    readonly state: ProgramStatusState;
+    readonly app: string | undefined;
+    readonly kind: string | undefined;
+    readonly progress: number | undefined;
+    readonly ageMs: number;
+  };
 }
 
 export interface TickLogEntry {
@@ -66,6 +75,8 @@ export interface TickLogEntry {
   readonly revision: number;
   readonly flapsPerMinute: number;
   readonly isFlapping: boolean;
+  /** The agent's report and the screen rules have disagreed for PROGRAM_STATUS_DISAGREE_MS or more. */
+  readonly disagreement?: Disagreement;
 }
 
 function ageOf(atMs: number | undefined, nowMs: number): number | undefined {
@@ -120,7 +131,12 @@ export function digestSnapshot(snapshot: EvidenceSnapshot, nowMs: number, decisi
     inputAgeMs: ageOf(snapshot.lastInputAtMs, nowMs),
     exitCode: snapshot.exit?.code,
     ...(reports.length === 0 ? {} : { reports }),
+    ...(snapshot.programStatus === undefined ? {} : { programStatus: digestStatus(snapshot.programStatus, nowMs) }),
   };
+}
+
+function digestStatus(status: NonNullable<EvidenceSnapshot['programStatus']>, nowMs: number): NonNullable<SnapshotDigest['programStatus']> {
+  return { state: status.state, app: status.app, kind: status.kind, progress: status.progress, ageMs: nowMs - status.atMs };
 }
 
 /**

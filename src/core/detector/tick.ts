@@ -22,7 +22,8 @@ import {
   type WatchdogState,
 } from './debounce.js';
 import { claimDeadlinesMs, reportsKey } from './gating.js';
-import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, CPU_QUIET_RATE, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
+import { isLastingDisagreement, statusDeadlinesMs, trackDisagreement, type Disagreement } from './program-status.js';
+import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, CPU_QUIET_RATE, PROGRAM_STATUS_DISAGREE_MS, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
 import { initialSessionState, markSeen, reduceSession, type SessionState } from './session-state.js';
 import { digestSnapshot, type TickLogEntry } from './tick-log.js';
 import type { EvidenceSnapshot, PackVerdict, ProcessEvidence } from '../types.js';
@@ -42,6 +43,8 @@ export interface DetectorState {
   readonly lastInputAtMs: number | undefined;
   /** Time-based evidence deadlines seen at the last tick (title spinner authority, attention edge). */
   readonly evidenceDeadlinesMs: readonly number[];
+  /** The agent's OSC 7501 report and the pack's rules reading different states, and since when. */
+  readonly disagreement?: Disagreement | undefined;
 }
 
 /** `hasCommandLinePrompt`: the agent was started on a prompt (initial-prompt.ts), so its start-up work is a turn. */
@@ -101,6 +104,7 @@ export function evaluationInputKey(snapshot: EvidenceSnapshot): string {
     snapshot.exit?.code,
     processKey(snapshot.process),
     reportsKey(snapshot.reports),
+    snapshot.programStatus?.atMs,
   ]);
 }
 
@@ -142,6 +146,7 @@ function evidenceDeadlines(snapshot: EvidenceSnapshot): number[] {
   const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
   if (Number.isFinite(edgeAtMs)) deadlines.push(edgeAtMs + ATTENTION_EDGE_MAX_AGE_MS);
   deadlines.push(...claimDeadlinesMs(snapshot.reports));
+  deadlines.push(...statusDeadlinesMs(snapshot.programStatus, snapshot.lastOutputAtMs));
   return deadlines;
 }
 
@@ -181,6 +186,7 @@ export function tick(
   const isNewInput = inputAtMs !== undefined && (state.lastInputAtMs === undefined || inputAtMs > state.lastInputAtMs);
   if (isNewInput && session.state === 'done' && inputAtMs >= session.stateSinceMs) session = markSeen(session, nowMs);
 
+  const disagreement = trackDisagreement(state.disagreement, snapshot.programStatus, decision.screenReading, verdict, nowMs);
   const next: DetectorState = {
     session,
     debounce: held.pending,
@@ -191,8 +197,13 @@ export function tick(
     lastInputKey: evaluationInputKey(snapshot),
     lastEvaluatedAtMs: nowMs,
     lastInputAtMs: inputAtMs ?? state.lastInputAtMs,
-    evidenceDeadlinesMs: evidenceDeadlines(snapshot),
+    evidenceDeadlinesMs: [
+      ...evidenceDeadlines(snapshot),
+      ...(disagreement === undefined ? [] : [disagreement.sinceMs + PROGRAM_STATUS_DISAGREE_MS]),
+    ],
+    disagreement,
   };
+  const isLasting = isLastingDisagreement(disagreement, nowMs);
   const entry: TickLogEntry = {
     nowMs,
     digest: digestSnapshot(snapshot, nowMs, decision),
@@ -207,8 +218,11 @@ export function tick(
     revision: session.revision,
     flapsPerMinute: held.flapsPerMinute,
     isFlapping: held.isFlapping,
+    ...(isLasting ? { disagreement } : {}),
   };
-  return { state: next, entry, changed: session.revision !== previousSession.revision };
+  // A disagreement that starts or stops lasting changes the record too (docs/signals.md).
+  const isNews = isLasting !== isLastingDisagreement(state.disagreement, state.lastEvaluatedAtMs ?? nowMs);
+  return { state: next, entry, changed: session.revision !== previousSession.revision || isNews };
 }
 
 /** A keystroke or `agentwrap ack`: mark the session seen now. */

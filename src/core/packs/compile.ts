@@ -188,3 +188,14 @@ export function compilePack(pack: Pack): CompiledPack {
   rules.sort((a, b) => b.rule.priority - a.rule.priority);
   return { pack, rules, regions };
 }
+
+/** Regions that read what the agent says out of band (its title, OSC 9;4 progress), not what it draws. */
+const SIGNAL_REGIONS: ReadonlySet<string> = new Set(['osc_title', 'osc_progress']);
+
+/**
+ * The pack with every screen rule off: only the rules on the title and progress regions stay,
+ * so signals, titles and process evidence decide alone (`eval --no-screen-rules`, docs/signals.md).
+ */
+export function withoutScreenRules(compiled: CompiledPack): CompiledPack {
+  return { ...compiled, rules: compiled.rules.filter((rule) => SIGNAL_REGIONS.has(compiled.regions[rule.regionIndex]?.spec.kind ?? '')) };
+}

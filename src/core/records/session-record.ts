@@ -7,6 +7,7 @@
  * Privacy (shared/seeds/001): a record carries no prompt, tool output or screen text; the only
  * free text is the terminal title, which is sanitized and bounded here.
  */
+import { parseDisagreementNote, type DisagreementNote } from './disagreement-note.js';
 import type { AgentState } from '../types.js';
 import { forTerminal } from '../text/sanitize.js';
 
@@ -105,6 +106,8 @@ export interface SessionRecord extends ConventionRecord {
   readonly control: string;
   /** The tmux pane the agent runs in, when it runs in tmux (the dashboard jumps to it). */
   readonly tmux?: TmuxPane;
+  /** The agent's own report and the screen rules disagree, lastingly (core/records/disagreement-note.ts). */
+  readonly disagreement?: DisagreementNote;
 }
 
 /** Where a session runs in tmux: the server's socket path (from `$TMUX`) and the pane id (`$TMUX_PANE`, e.g. `%3`). */
@@ -154,6 +157,7 @@ export interface SessionRecordInput {
   readonly metadata?: Readonly<Record<string, string>>;
   readonly control: string;
   readonly tmux?: TmuxPane;
+  readonly disagreement?: DisagreementNote;
 }
 
 /** Metadata values are display text: sanitized like a title and bounded. */
@@ -202,7 +206,14 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     wrapper_pid: input.wrapperPid,
     control: input.control,
     ...(input.tmux === undefined ? {} : { tmux: input.tmux }),
+    ...withDisagreement(input.disagreement),
   };
+}
+
+/** The note as it may be written: validated like one read back, so a record never carries a bad one. */
+function withDisagreement(note: DisagreementNote | undefined): { disagreement?: DisagreementNote } {
+  const valid = note === undefined ? undefined : parseDisagreementNote(note);
+  return valid === undefined ? {} : { disagreement: valid };
 }
 
 /**
@@ -400,6 +411,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     wrapper_pid,
     control,
     ...(tmux === undefined ? {} : { tmux }),
+    ...withDisagreement(parseDisagreementNote(json['disagreement'])),
   };
 }
 

@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { arbitrate as arbitrateStep, ARBITRATION_ORDER, isSpinnerTitle, type ArbitrationStep, type Decision } from '../../../src/core/detector/arbitrate.js';
-import { ATTENTION_EDGE_MAX_AGE_MS, CPU_BUSY_RATE, REPORT_CLAIM_TTL_MS, TITLE_SPINNER_AUTHORITY_MS } from '../../../src/core/policy.js';
-import type { ReportEvidence } from '../../../src/core/types.js';
+import {
+  ATTENTION_EDGE_MAX_AGE_MS,
+  CPU_BUSY_RATE,
+  PROGRAM_STATUS_IDLE_HOLD_MS,
+  PROGRAM_STATUS_QUIET_STALE_MS,
+  PROGRAM_STATUS_SETTLE_MS,
+  PROGRAM_STATUS_TRUST_MS,
+  REPORT_CLAIM_TTL_MS,
+  TITLE_SPINNER_AUTHORITY_MS,
+} from '../../../src/core/policy.js';
+import type { ProgramStatus, ReportEvidence } from '../../../src/core/types.js';
 import {
   child,
   match,
@@ -357,6 +366,69 @@ describe('reporter claims in arbitration', () => {
 
     expect(result.step).toBe('nothing');
     expect(codes(result)).toContain('report-expired');
+  });
+});
+
+describe('the agent\'s own report (OSC 7501, step program-status)', () => {
+  const report = (state: ProgramStatus['state'], atMs: number, extra: Partial<ProgramStatus> = {}): ProgramStatus => ({
+    state, kind: undefined, progress: undefined, id: undefined, app: 'codex', msg: undefined, atMs, ...extra,
+  });
+
+  it('a settled report outranks the screen\'s working and idle rules, and explain names it with its age', () => {
+    const working = arbitrate(snapshot({ programStatus: report('working', NOW - 500), lastOutputAtMs: NOW - 10 }), verdict(strongIdle()), 'idle', NOW);
+    const done = arbitrate(snapshot({ programStatus: report('done', NOW - 500) }), verdict(strongWorking()), 'working', NOW);
+
+    expect(working).toMatchObject({ raw: 'working', step: 'program-status', winner: 'program-status', confidence: 'strong' });
+    expect(working.notes).toContainEqual({ code: 'program-status', detail: 'codex working, OSC 7501, 500 ms ago' });
+    expect(done).toMatchObject({ raw: 'idle', step: 'program-status', idleHoldMs: PROGRAM_STATUS_IDLE_HOLD_MS });
+  });
+
+  it('done and error end a turn (idle), blocked is blocked even with nothing drawn', () => {
+    expect(arbitrate(snapshot({ programStatus: report('error', NOW - 500) }), undefined, 'working', NOW).raw).toBe('idle');
+    expect(arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'permission' }) }), undefined, 'working', NOW).raw).toBe('blocked');
+  });
+
+  it('a drawn blocker the agent did not report outranks its idle or done (Codex\'s plan prompt) and says so', () => {
+    const result = arbitrate(snapshot({ programStatus: report('done', NOW - 2000) }), verdict(strongBlocked('plan-prompt')), 'working', NOW);
+
+    expect(result).toMatchObject({ raw: 'blocked', step: 'strong-blocker', ruleId: 'plan-prompt' });
+    expect(codes(result)).toContain('program-status-outranked');
+  });
+
+  it('a report younger than PROGRAM_STATUS_SETTLE_MS leaves the tick to the screen (the frames that came with it land first)', () => {
+    const result = arbitrate(snapshot({ programStatus: report('working', NOW - PROGRAM_STATUS_SETTLE_MS + 1) }), verdict(strongIdle()), 'idle', NOW);
+
+    expect(result).toMatchObject({ raw: 'idle', step: 'strong-idle' });
+    expect(codes(result)).toContain('program-status-settling');
+  });
+
+  it('after PROGRAM_STATUS_TRUST_MS, strong screen evidence that contradicts the report wins; agreeing or no evidence does not', () => {
+    const old = NOW - PROGRAM_STATUS_TRUST_MS;
+    const contradicted = arbitrate(snapshot({ programStatus: report('idle', old), lastOutputAtMs: NOW }), verdict(strongWorking()), 'idle', NOW);
+    const youngerContradicted = arbitrate(snapshot({ programStatus: report('idle', old + 1) }), verdict(strongWorking()), 'idle', NOW);
+    const uncontested = arbitrate(snapshot({ programStatus: report('blocked', old - 60_000) }), undefined, 'blocked', NOW);
+
+    expect(contradicted).toMatchObject({ raw: 'working', step: 'strong-working' });
+    expect(codes(contradicted)).toContain('program-status-stale');
+    expect(youngerContradicted.step).toBe('program-status');
+    expect(uncontested).toMatchObject({ raw: 'blocked', step: 'program-status' });
+  });
+
+  it('a working report under quiet output and a tree not known busy falls back to the rest of the evidence', () => {
+    const quiet = NOW - PROGRAM_STATUS_QUIET_STALE_MS;
+    const stale = arbitrate(snapshot({ programStatus: report('working', quiet - 5000), lastOutputAtMs: quiet, process: unsampledProcess() }), undefined, 'working', NOW);
+    const busy = arbitrate(
+      snapshot({ programStatus: report('working', quiet - 5000), lastOutputAtMs: quiet, process: sampledProcess({ cpuRate: CPU_BUSY_RATE * 2 }) }),
+      undefined,
+      'working',
+      NOW,
+    );
+    const notYet = arbitrate(snapshot({ programStatus: report('working', quiet - 5000), lastOutputAtMs: quiet + 1, process: unsampledProcess() }), undefined, 'working', NOW);
+
+    expect(stale).toMatchObject({ raw: 'unknown', step: 'nothing' });
+    expect(stale.notes.find((note) => note.code === 'program-status-stale')?.detail).toContain('output quiet');
+    expect(busy.step).toBe('program-status');
+    expect(notYet.step).toBe('program-status');
   });
 });
 

@@ -270,3 +270,34 @@ describe('TickLog', () => {
     expect(new TickLog().capacity).toBe(60);
   });
 });
+
+describe('disagreement between the agent\'s report (OSC 7501) and the screen', () => {
+  const report = (state: 'working' | 'idle', atMs: number) => ({ state, kind: undefined, progress: undefined, id: undefined, app: 'codex', msg: undefined, atMs });
+
+  function lastEntry(snapshotAt: (nowMs: number) => EvidenceSnapshot, verdictUsed: PackVerdict, times: readonly number[]) {
+    let state = initialDetectorState(0);
+    let entry;
+    for (const nowMs of times) ({ state, entry } = tick(state, snapshotAt(nowMs), verdictUsed, nowMs));
+    return { state, entry };
+  }
+
+  it('is not one while a live title spinner reads working over a drawn idle composer (Codex draws its composer while it works)', () => {
+    const spinning = (nowMs: number) => snapshot({ nowMs, programStatus: report('working', 100), title: title(nowMs % 2 === 0 ? '⠋ work' : '⠙ work', nowMs - 50), lastOutputAtMs: nowMs });
+
+    const { state, entry } = lastEntry(spinning, verdict(strongIdle('composer-idle')), [1_000, 4_001, 8_000]);
+
+    expect(state.disagreement).toBeUndefined();
+    expect(entry?.disagreement).toBeUndefined();
+  });
+
+  it('starts when the screen reads another state, keeps its start while the pair holds, and ends when they agree', () => {
+    const at = (nowMs: number) => snapshot({ nowMs, programStatus: report('working', 100), lastOutputAtMs: nowMs });
+    const idleScreen = verdict(strongIdle('composer-idle'));
+
+    const disagreeing = lastEntry(at, idleScreen, [1_000, 3_000]);
+    const agreeing = tick(disagreeing.state, at(3_500), verdict(strongWorking('working-row')), 3_500);
+
+    expect(disagreeing.state.disagreement).toMatchObject({ reported: 'working', screen: 'idle', sinceMs: 1_000 });
+    expect(agreeing.state.disagreement).toBeUndefined();
+  });
+});
