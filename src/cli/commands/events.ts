@@ -74,6 +74,7 @@ function followHost(host: string, write: (line: string) => void): RemoteEvents {
         isReachable = false;
         write(`${JSON.stringify({ t: Date.now(), host, reachable: false, error })}\n`);
       },
+      onWarning: (message) => process.stderr.write(`agentwrap: ${host}: ${message}\n`),
     },
   );
 }

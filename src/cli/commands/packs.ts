@@ -5,10 +5,9 @@
  */
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
-import { listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { describePackReadFailure, listPackFiles, loadDefaultRegistry, readPackText, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
-import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../errors.js';
 import { parseCommand } from '../flags.js';
 
@@ -87,9 +86,9 @@ function list(args: readonly string[]): number {
 function lintFile(path: string): number {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPackText(path);
   } catch (error) {
-    write(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}\n`);
+    write(`${path}: ${describePackReadFailure(error)}\n`);
     return 1;
   }
   const result = parsePack(text, path);

@@ -1,0 +1,68 @@
+/**
+ * Every limit on input agentwrap does not fully control, in one place: recordings someone sent
+ * you, another machine's output, files at well-known paths. Each read is bounded in bytes,
+ * lines, sizes and times so a hostile or broken input ends in one clear message, never in
+ * gigabytes of memory or a loop that does not end (docs/robustness.md, "Bounded reads").
+ * Each value is far above anything a real input reaches; the reason sits beside it.
+ */
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+// ── recordings (.cast) ───────────────────────────────────────────────────────────────────────
+
+/**
+ * Largest screen a recording may ask for; a header or resize past it is clamped. The mirror
+ * allocates every cell (~12 bytes each, plus a line object per row): 2,000,000 × 2,000,000 took
+ * 9 GB before it failed. A 4K display at a 6-pixel font is ~640 columns by ~180 rows, so these
+ * leave room for any real terminal at ~6 MB of cells.
+ */
+export const CAST_MAX_COLS = 1000;
+export const CAST_MAX_ROWS = 500;
+
+/**
+ * Longest time a recording may span, in seconds; events past it are ignored with one note.
+ * Replay ticks through recorded time (about 5 ms of CPU per simulated hour on an idle screen)
+ * and eval samples it every 100 ms, so a time of 1e9 s ticked for most of an hour and 1e300 s
+ * never ended. A day keeps an overnight session whole; eval keeps ~860,000 samples (~60 MB).
+ */
+export const CAST_MAX_SPAN_S = 24 * 60 * 60;
+
+/**
+ * Largest recording file read. Decoding holds the text and each event's data (two copies, up
+ * to 2 bytes a character), so 64 MiB stays well under the 500 MB a hostile input may cost;
+ * an hour of a busy agent's screen is a few MB (the biggest in recordings/ is 1.6 MB).
+ */
+export const CAST_MAX_BYTES = 64 * MIB;
+
+/** Notes kept per recording (bad lines, clamps); the rest are counted in one more note. */
+export const CAST_MAX_NOTES = 100;
+
+/** A `.labels.jsonl` or `.meta.json` beside a recording: a few KB in practice. */
+export const CAST_SIDECAR_MAX_BYTES = 4 * MIB;
+
+/**
+ * Most screen text `eval --report` keeps per recording (characters): one screen per second and
+ * per state change, each up to CAST_MAX_COLS × CAST_MAX_ROWS, would otherwise grow without end.
+ */
+export const REPORT_SCREEN_TEXT_MAX_CHARS = 16 * MIB;
+
+// ── other machines (ssh) ─────────────────────────────────────────────────────────────────────
+
+/**
+ * Most stdout kept from a remote `agentwrap status --json`; past it the remote is killed and
+ * counted as unreachable. A record is at most 64 KiB, so this is 256 sessions at their
+ * largest (a real one is ~1 KiB); a hostile host sent 7 GB before V8 aborted.
+ */
+export const REMOTE_STDOUT_MAX_BYTES = 16 * MIB;
+
+/**
+ * Longest line of a remote `agentwrap events`; a longer one is dropped (one warning per
+ * connection). A transition line is ~200 bytes; one endless line grew to 860 MB in 60 s.
+ */
+export const REMOTE_EVENT_LINE_MAX_CHARS = 64 * KIB;
+
+// ── files at well-known paths ────────────────────────────────────────────────────────────────
+
+/** Largest config.toml read: the whole schema written out is ~2 KB. */
+export const CONFIG_FILE_MAX_BYTES = 1 * MIB;
