@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describeReadFailure, FileTooLargeError, NotRegularFileError, readRegularTextFileSync } from '../../adapters/bounded-file.js';
-import { CAST_MAX_BYTES, CAST_MAX_SPAN_S, CAST_SIDECAR_MAX_BYTES } from '../../core/input-bounds.js';
+import { CAST_MAX_BYTES, CAST_SIDECAR_MAX_BYTES } from '../../core/input-bounds.js';
 import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
 import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
 import type { LoadedPack, PackRegistry } from '../pack-registry.js';
@@ -58,10 +58,7 @@ function readMeta(castPath: string): { agent: string | undefined; driverInputAtS
     const events = Array.isArray(meta.driver_events) ? (meta.driver_events as Array<{ t?: unknown; type?: unknown }>) : [];
     return {
       agent: typeof meta.agent === 'string' ? meta.agent : undefined,
-      // A key past the span a recording may have would make replay tick up to it (1e300 s: forever).
-      driverInputAtS: events
-        .filter((e) => (e.type === 'typed' || e.type === 'key') && typeof e.t === 'number' && e.t >= 0 && e.t <= CAST_MAX_SPAN_S)
-        .map((e) => e.t as number),
+      driverInputAtS: events.filter((e) => (e.type === 'typed' || e.type === 'key') && typeof e.t === 'number').map((e) => e.t as number),
     };
   } catch {
     // A broken metadata file only loses the pack hint and the driver's keys; the header and --agent still choose.
