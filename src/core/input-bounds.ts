@@ -17,8 +17,8 @@ const MIB = 1024 * KIB;
  * 9 GB before it failed. A 4K display at a 6-pixel font is ~640 columns by ~180 rows, so these
  * leave room for any real terminal at ~6 MB of cells.
  */
-export const CAST_MAX_COLS = 1000;
-export const CAST_MAX_ROWS = 500;
+export const CAST_MAX_COLS = 500;
+export const CAST_MAX_ROWS = 300;
 
 /**
  * Longest time a recording may span, in seconds; events past it are ignored with one note.
@@ -29,11 +29,19 @@ export const CAST_MAX_ROWS = 500;
 export const CAST_MAX_SPAN_S = 24 * 60 * 60;
 
 /**
- * Largest recording file read. Decoding holds the text and each event's data (two copies, up
- * to 2 bytes a character), so 64 MiB stays well under the 500 MB a hostile input may cost;
- * an hour of a busy agent's screen is a few MB (the biggest in recordings/ is 1.6 MB).
+ * Largest recording file read. Decoding holds the text and every event (~200 bytes per event
+ * beyond its data): 63 MiB of short events peaked at 456 MB and took 10 s to replay, so the cap
+ * is half that. An hour of a busy agent's screen is a few MB (the biggest in recordings/ is 1.6 MB).
  */
-export const CAST_MAX_BYTES = 64 * MIB;
+export const CAST_MAX_BYTES = 32 * MIB;
+
+/**
+ * Most screen work one replay may do, in cells evaluated (the screen's cells, summed over every
+ * tick); past it the replay stops there with a warning. A tick reads the whole screen (~60 ns a
+ * cell), so cost is cells × ticks: one hour of a 1000×500 screen changing every 0.2 s took 445 s.
+ * This is ~10 s of CPU: 5 hours of a busy 80×24 agent, 40 minutes at 200×60.
+ */
+export const REPLAY_MAX_CELL_TICKS = 60_000_000;
 
 /** Notes kept per recording (bad lines, clamps); the rest are counted in one more note. */
 export const CAST_MAX_NOTES = 100;
@@ -45,7 +53,7 @@ export const CAST_SIDECAR_MAX_BYTES = 4 * MIB;
  * Most screen text `eval --report` keeps per recording (characters): one screen per second and
  * per state change, each up to CAST_MAX_COLS × CAST_MAX_ROWS, would otherwise grow without end.
  */
-export const REPORT_SCREEN_TEXT_MAX_CHARS = 16 * MIB;
+export const REPORT_SCREEN_TEXT_MAX_CHARS = 4 * MIB;
 
 // ── other machines (ssh) ─────────────────────────────────────────────────────────────────────
 

@@ -37,12 +37,12 @@ describe('replay of a crafted recording ends within 20 s and 500 MB, saying FILE
     {
       what: 'a header of 2,000,000 × 2,000,000 cells is clamped',
       lines: ['{"version":2,"width":2000000,"height":2000000,"command":"claude"}', '[0.5, "o", "hello"]'],
-      note: ':1: header size 2000000x2000000 is past the 1000x500 limit; clamped to 1000x500',
+      note: ':1: header size 2000000x2000000 is past the 500x300 limit; clamped to 500x300',
     },
     {
       what: 'a resize to 99999x99999 is clamped',
       lines: [HEADER_V2, '[0.5, "o", "hello"]', '[1.0, "r", "99999x99999"]', '[1.5, "o", "after"]'],
-      note: ':3: resize to 99999x99999 is past the 1000x500 limit; clamped to 1000x500',
+      note: ':3: resize to 99999x99999 is past the 500x300 limit; clamped to 500x300',
     },
     {
       what: 'an event at t = 1e9 ends the recording',
@@ -69,6 +69,18 @@ describe('replay of a crafted recording ends within 20 s and 500 MB, saying FILE
     expect(run.stderr).toContain(`agentwrap: ${path}${note}`);
   });
 
+  it('a 500×300 screen redrawn every 0.2 s for an hour stops at the screen-work limit', async () => {
+    const screen = `${'y'.repeat(499)}\r\n`.repeat(299);
+    const redraws = Array.from({ length: 18_000 }, (_, i) => JSON.stringify([0.2 * (i + 1), 'o', `\u001b[10;10H${i}`]));
+    const path = cast('huge-screen-hour.cast', ['{"version":2,"width":500,"height":300,"command":"claude"}', JSON.stringify([0.1, 'o', screen]), ...redraws]);
+
+    const run = await runCliBounded(['replay', path]);
+
+    expect(boundsOf(run)).toEqual(WITHIN_BOUNDS);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/agentwrap: replay stopped at \d+\.\d s of 3600\.0 s: it read 60000000 screen cells, its limit\n/);
+  });
+
   it('a FIFO named .cast is refused without waiting for a writer', async () => {
     const path = join(dir, 'fifo.cast');
     execFileSync('mkfifo', [path]);
@@ -88,7 +100,7 @@ describe('replay of a crafted recording ends within 20 s and 500 MB, saying FILE
 
     expect(boundsOf(run)).toEqual(WITHIN_BOUNDS);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${path}: is ${600 * 1024 * 1024} bytes, more than the ${64 * 1024 * 1024} allowed; not read`);
+    expect(run.stderr).toContain(`${path}: is ${600 * 1024 * 1024} bytes, more than the ${32 * 1024 * 1024} allowed; not read`);
   });
 });
 
@@ -112,8 +124,8 @@ describe('eval of a folder holding crafted recordings ends within 20 s and 500 M
     expect(boundsOf(run)).toEqual(WITHIN_BOUNDS);
     expect(run.status).toBe(0);
     expect((JSON.parse(run.stdout) as { files: unknown[] }).files).toHaveLength(3);
-    expect(run.stderr).toContain(`agentwrap: ${join(folder, 'big-header.cast')}:1: header size 2000000x2000000 is past the 1000x500 limit`);
-    expect(run.stderr).toContain(`agentwrap: ${join(folder, 'resize.cast')}:3: resize to 99999x99999 is past the 1000x500 limit`);
+    expect(run.stderr).toContain(`agentwrap: ${join(folder, 'big-header.cast')}:1: header size 2000000x2000000 is past the 500x300 limit`);
+    expect(run.stderr).toContain(`agentwrap: ${join(folder, 'resize.cast')}:3: resize to 99999x99999 is past the 500x300 limit`);
     expect(run.stderr).toContain(`agentwrap: ${join(folder, 'far-future.cast')}:4: event time 1e+300 s is past the 86400 s`);
   });
 });

@@ -98,6 +98,7 @@ export async function evaluateRecordings(
         lastState = entry.state;
       },
     });
+    for (const warning of result.warnings) notes.push(`${path}: ${warning}`);
     const input: ScoreInput = {
       file: path,
       agent: choice.agent ?? 'unknown',
