@@ -14,8 +14,8 @@ const MIB = 1024 * KIB;
 /**
  * Largest screen a recording may ask for; a header or resize past it is clamped. The mirror
  * allocates every cell (~12 bytes each, plus a line object per row): 2,000,000 × 2,000,000 took
- * 9 GB before it failed. A 4K display at a 6-pixel font is ~640 columns by ~180 rows, so these
- * leave room for any real terminal at ~6 MB of cells.
+ * 9 GB before it failed, and every tick reads every cell (REPLAY_MAX_CELL_TICKS). A full-screen
+ * terminal on a 4K display with an 8 × 16 pixel font is 480 × 135, inside these.
  */
 export const CAST_MAX_COLS = 500;
 export const CAST_MAX_ROWS = 300;
@@ -36,10 +36,11 @@ export const CAST_MAX_SPAN_S = 24 * 60 * 60;
 export const CAST_MAX_BYTES = 32 * MIB;
 
 /**
- * Most screen work one replay may do, in cells evaluated (the screen's cells, summed over every
- * tick); past it the replay stops there with a warning. A tick reads the whole screen (~60 ns a
- * cell), so cost is cells × ticks: one hour of a 1000×500 screen changing every 0.2 s took 445 s.
- * This is ~10 s of CPU: 5 hours of a busy 80×24 agent, 40 minutes at 200×60.
+ * Most screen work one replay may do, in cells read (the screen's cells, summed over every
+ * tick); past it the replay stops there with a warning. A tick reads the whole screen (60–130 ns
+ * a cell), so cost is cells × ticks: one hour of a 1000×500 screen changing every 0.2 s took
+ * 445 s, and times up to 24 h allow that much. At this cap that hour stops after 4 s; a busy
+ * 80×24 agent (4–10 ticks a second) replays ~1.7 hours, a settled one (a tick per 5 s) days.
  */
 export const REPLAY_MAX_CELL_TICKS = 60_000_000;
 
