@@ -4,10 +4,11 @@
  * defaults), and a broken one yields its problems plus the built-in defaults, so the agent
  * still runs and the caller says what is wrong.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { EMPTY_CONFIG } from '../core/config/values.js';
+import { CONFIG_FILE_MAX_BYTES } from '../core/input-bounds.js';
+import { describeReadFailure, readRegularTextFileSync } from './bounded-file.js';
 import type { ConfigSnapshot } from '../core/config/launch-settings.js';
 
 export type ConfigStatus = 'absent' | 'ok' | 'invalid';
@@ -43,11 +44,12 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<LoadedConfig> 
   if (path === undefined) return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A FIFO or a device at the path would hang every command (the tmux status line too).
+    text = readRegularTextFileSync(path, CONFIG_FILE_MAX_BYTES);
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? error.code : undefined;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { path, config: EMPTY_CONFIG, status: 'absent', problems: [] };
-    return { path, config: EMPTY_CONFIG, status: 'invalid', problems: [`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`] };
+    return { path, config: EMPTY_CONFIG, status: 'invalid', problems: [`${path}: ${describeReadFailure(error)}`] };
   }
   // The TOML parser is loaded only when there is a file to parse (most runs have none).
   const { formatConfigIssue, parseConfig } = await import('../core/config/schema.js');

@@ -9,6 +9,7 @@
  * (default `agentwrap`, found on the remote PATH), e.g. `~/.npm-global/bin/agentwrap`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { REMOTE_STDOUT_MAX_BYTES } from '../core/input-bounds.js';
 
 export const SSH_CONNECT_TIMEOUT_S = 5;
 
@@ -68,8 +69,11 @@ export interface SshResult {
   readonly error: string | undefined;
 }
 
-/** Runs the remote agentwrap to completion, killed after `timeoutMs`. Never rejects. */
-export function runSsh(target: SshTarget, agentwrapArgs: readonly string[], timeoutMs: number): Promise<SshResult> {
+/**
+ * Runs the remote agentwrap to completion, killed after `timeoutMs` or once its stdout passes
+ * `maxBytes` (a hostile host sent 7 GB until V8 aborted). Never rejects.
+ */
+export function runSsh(target: SshTarget, agentwrapArgs: readonly string[], timeoutMs: number, maxBytes: number = REMOTE_STDOUT_MAX_BYTES): Promise<SshResult> {
   return new Promise((resolvePromise) => {
     let child: ChildProcess;
     try {
@@ -79,13 +83,25 @@ export function runSsh(target: SshTarget, agentwrapArgs: readonly string[], time
       return;
     }
     const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
     let stderr = '';
     let isTimedOut = false;
+    let isTooLong = false;
     const timer = setTimeout(() => {
       isTimedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (isTooLong) return;
+      stdoutBytes += chunk.length;
+      if (stdoutBytes <= maxBytes) {
+        stdout.push(chunk);
+        return;
+      }
+      isTooLong = true;
+      stdout.length = 0;
+      child.kill('SIGKILL');
+    });
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4096);
     });
@@ -95,6 +111,10 @@ export function runSsh(target: SshTarget, agentwrapArgs: readonly string[], time
     child.on('close', (code) => {
       clearTimeout(timer);
       const lastLine = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '').pop();
+      if (isTooLong) {
+        resolvePromise({ code: null, stdout: '', error: `the remote printed more than ${maxBytes} bytes; stopped reading` });
+        return;
+      }
       resolvePromise({
         code,
         stdout: Buffer.concat(stdout).toString('utf8'),

@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
+import { describeReadFailure, FileTooLargeError, readRegularTextFileSync } from '../adapters/bounded-file.js';
+import { PACK_LIMITS } from '../core/packs/types.js';
 import { evaluatePack } from '../core/packs/evaluate.js';
 import { checkFixture, fixtureInput, parseFixture, parseFixtureName } from '../core/packs/fixture.js';
 import { compilePack, PackCompileError, type CompiledPack } from '../core/packs/compile.js';
@@ -84,6 +86,21 @@ interface FileState {
   readonly problems: readonly string[];
 }
 
+/**
+ * A pack file's text: a regular file (a FIFO in the packs folder would hang every command that
+ * loads packs), at most the pack size limit. Throws bounded-file's errors or the fs error.
+ */
+export function readPackText(path: string): string {
+  return readRegularTextFileSync(path, PACK_LIMITS.maxPackBytes);
+}
+
+/** One line for a pack that could not be read, in the schema's words for an oversized one. */
+export function describePackReadFailure(error: unknown): string {
+  if (error instanceof FileTooLargeError) return `pack is ${error.size} bytes, more than the limit of ${error.maxBytes}`;
+  const failure = describeReadFailure(error);
+  return failure.startsWith('cannot read') ? failure.replace('cannot read', 'cannot read pack') : `pack file ${failure}`;
+}
+
 /** Reads and validates one pack file. Never throws; every failure becomes problems. */
 export function loadPackFile(path: string, origin: PackOrigin): {
   pack: LoadedPack | undefined;
@@ -94,9 +111,9 @@ export function loadPackFile(path: string, origin: PackOrigin): {
 } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPackText(path);
   } catch (error) {
-    const issue: PackIssue = { path, line: undefined, ruleId: undefined, message: `cannot read pack: ${error instanceof Error ? error.message : String(error)}` };
+    const issue: PackIssue = { path, line: undefined, ruleId: undefined, message: describePackReadFailure(error) };
     return { pack: undefined, status: 'invalid', agent: undefined, problems: [formatPackIssue(issue)], issues: [issue] };
   }
   const result = parsePack(text, path);
@@ -168,7 +185,7 @@ function isPresent(path: string): boolean {
 /** Whether the file's text contains `word`; an unreadable file does (loadPackFile says why). */
 function mentions(path: string, word: string): boolean {
   try {
-    return readFileSync(path, 'utf8').includes(word);
+    return readPackText(path).includes(word);
   } catch {
     return true;
   }

@@ -17,4 +17,5 @@ export { resolveOnPath } from '../adapters/agent-version.js';
 export { isSafeHost } from '../adapters/ssh.js';
 export { jumpToPane } from '../adapters/tmux.js';
 export { runSsh } from '../adapters/ssh.js';
+export { writeFileAtomicSync } from '../adapters/fs-atomic.js';
 export { detachHungUpStdio, isHungUpTerminal } from '../adapters/terminal/hangup.js';

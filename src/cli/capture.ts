@@ -3,8 +3,9 @@
  * `# provenance:`, `# title:` and `# progress:` header lines, in the format core/packs/fixture.ts
  * reads) plus the raw evidence as JSON beside it. Shared by `status capture` and `replay --capture-at`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../app/platform.js';
 import type { EvidenceSnapshot, RawState } from '../core/types.js';
 import { progressText } from '../core/packs/regions.js';
 
@@ -46,14 +47,14 @@ export function formatFixture(input: CaptureInput): string {
 
 /** Writes `<state>_<slug>.txt` and `<state>_<slug>.evidence.json` into `dir`; returns both paths. */
 export function writeCapture(dir: string, input: CaptureInput): { fixture: string; evidence: string } {
-  mkdirSync(dir, { recursive: true });
+  // Screen text: the folders made for it are 0700 and each file is a fresh 0600 one (an older
+  // 0644 file of the same name is replaced, not written through). A user's existing folder is left as it is.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const base = `${expectationFor(input.state)}_${input.slug.replace(/[^A-Za-z0-9._-]+/g, '-')}`;
   const fixture = join(dir, `${base}.txt`);
   const evidence = join(dir, `${base}.evidence.json`);
   // The file may land anywhere (not in fixtures/<agent>/), so it names its agent for `status explain --file`.
-  writeFileSync(fixture, `# agent: ${input.agent}\n${formatFixture(input)}`, { mode: 0o600 });
-  writeFileSync(evidence, `${JSON.stringify({ agent: input.agent, state: input.state, ...input.extra, snapshot: input.snapshot }, null, 2)}\n`, {
-    mode: 0o600,
-  });
+  writeFileAtomicSync(fixture, `# agent: ${input.agent}\n${formatFixture(input)}`);
+  writeFileAtomicSync(evidence, `${JSON.stringify({ agent: input.agent, state: input.state, ...input.extra, snapshot: input.snapshot }, null, 2)}\n`);
   return { fixture, evidence };
 }

@@ -57,7 +57,7 @@ describe('config.toml at launch', () => {
     expect(names).toHaveLength(3);
     expect(names).toContain('notes.cast');
     expect(names).toContain('sh-20260101T000001Z-2.cast');
-    const fresh = names.find((n) => /^sh-\d{8}T\d{6}Z-\d+\.cast$/.test(n) && !n.startsWith('sh-2026010'));
+    const fresh = names.find((n) => /^sh-\d{8}T\d{6}Z-\d+-[0-9a-f]{12}\.cast$/.test(n) && !n.startsWith('sh-2026010'));
     expect(fresh).toBeDefined();
     expect(readFileSync(join(recordings, fresh ?? ''), 'utf8')).toContain('hello-from-agent');
   });

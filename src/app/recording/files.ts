@@ -2,8 +2,10 @@
  * Recording files on disk: finding them, reading them with their labels, and choosing the pack
  * to replay them with. Pure decoding lives in core/recordings/recording.ts and core/recordings/labels.ts.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { describeReadFailure, FileTooLargeError, NotRegularFileError, readRegularTextFileSync } from '../../adapters/bounded-file.js';
+import { CAST_MAX_BYTES, CAST_SIDECAR_MAX_BYTES } from '../../core/input-bounds.js';
 import { parseLabels, labelsPathFor, type Label } from '../../core/recordings/labels.js';
 import { INPUT_MARKER_CODE } from '../../core/recordings/recorded-evidence.js';
 import { commandBasename, decodeRecording, type Recording } from '../../core/recordings/recording.js';
@@ -25,10 +27,25 @@ export interface LoadedRecording {
   readonly driverInputAtS: readonly number[];
 }
 
+/** A recording or its labels is not a regular file or is over its size limit: `FILE: reason`. */
+export class RecordingFileError extends Error {
+  override readonly name = 'RecordingFileError';
+}
+
+/** A file of a recording, bounded (core/input-bounds.ts): a FIFO or a 9 GB file is refused. */
+function readBounded(path: string, maxBytes: number): string {
+  try {
+    return readRegularTextFileSync(path, maxBytes);
+  } catch (error) {
+    if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) throw new RecordingFileError(`${path}: ${describeReadFailure(error)}`, { cause: error });
+    throw error;
+  }
+}
+
 export function readRecordingFile(path: string): LoadedRecording {
-  const recording = decodeRecording(readFileSync(path, 'utf8'), path);
+  const recording = decodeRecording(readBounded(path, CAST_MAX_BYTES), path);
   const labelsPath = labelsPathFor(path);
-  const labels = existsSync(labelsPath) ? parseLabels(readFileSync(labelsPath, 'utf8'), labelsPath) : undefined;
+  const labels = existsSync(labelsPath) ? parseLabels(readBounded(labelsPath, CAST_SIDECAR_MAX_BYTES), labelsPath) : undefined;
   const meta = readMeta(path);
   const hasInput = recording.events.some((event) => event.kind === 'i' || event.kind === INPUT_MARKER_CODE);
   return { path, recording, labels, metaAgent: meta.agent, driverInputAtS: hasInput ? [] : meta.driverInputAtS };
@@ -39,7 +56,7 @@ function readMeta(castPath: string): { agent: string | undefined; driverInputAtS
   const metaPath = castPath.replace(/\.cast$/, '.meta.json');
   if (metaPath === castPath || !existsSync(metaPath)) return none;
   try {
-    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { agent?: unknown; driver_events?: unknown };
+    const meta = JSON.parse(readRegularTextFileSync(metaPath, CAST_SIDECAR_MAX_BYTES)) as { agent?: unknown; driver_events?: unknown };
     const events = Array.isArray(meta.driver_events) ? (meta.driver_events as Array<{ t?: unknown; type?: unknown }>) : [];
     return {
       agent: typeof meta.agent === 'string' ? meta.agent : undefined,

@@ -3,12 +3,26 @@
  * fresh file in one directory, created 0700 (recordings hold whatever the agent showed), and
  * only the newest `keep` recordings agentwrap made there are kept. Files it did not name are
  * never touched. Any failure is a reason for the caller to warn; the agent runs anyway.
+ *
+ * A recording holds secrets, so the directory must be the user's alone: owned by them, not a
+ * symlink (whoever owns the link's target could read the files), not writable by others (who
+ * could plant a FIFO or a link at the next name). Each file is created new (exclusive, no
+ * symlink followed) under a name with random bits, so no name can be guessed in advance.
  */
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { currentUid } from '../../adapters/state-dir.js';
+import { RECORDING_FILE_MODE } from './recorder.js';
 
-/** The names agentwrap gives automatic recordings: `<agent>-<UTC stamp>-<pid>.cast`. */
-const AUTO_NAME = /^[A-Za-z0-9_.-]+-\d{8}T\d{6}Z-\d+\.cast$/;
+/**
+ * The names agentwrap gives automatic recordings: `<agent>-<UTC stamp>-<pid>-<random>.cast`
+ * (before the random part was added: `<agent>-<UTC stamp>-<pid>.cast`, still pruned).
+ */
+const AUTO_NAME = /^[A-Za-z0-9_.-]+-\d{8}T\d{6}Z-\d+(-[0-9a-f]{12})?\.cast$/;
+
+/** Names tried before giving up when each already exists (48 random bits: never in practice). */
+const CREATE_ATTEMPTS = 4;
 
 export type AutoRecording = { readonly ok: true; readonly path: string; readonly removed: number } | { readonly ok: false; readonly reason: string };
 
@@ -17,21 +31,43 @@ function compactStamp(wallIso: string): string {
   return `${wallIso.slice(0, 19).replace(/[-:]/g, '')}Z`;
 }
 
+/** Why `dir` is no place for recordings, or undefined when it is the user's alone. */
+function refusalOf(dir: string, uid: number | undefined): string | undefined {
+  const stats = lstatSync(dir);
+  if (stats.isSymbolicLink()) return `record_dir ${dir} is a symbolic link; not recording there (name the real directory)`;
+  if (!stats.isDirectory()) return `record_dir ${dir} is not a directory`;
+  if (uid !== undefined && stats.uid !== uid) return `record_dir ${dir} belongs to uid ${stats.uid}, not you; not recording there`;
+  if ((stats.mode & 0o022) !== 0) {
+    return `record_dir ${dir} is writable by group or others (mode ${(stats.mode & 0o777).toString(8)}); not recording there (chmod 700 it)`;
+  }
+  return undefined;
+}
+
+/** Creates a new empty 0600 recording (never an existing name, never through a link) and returns its path. */
+function createFresh(dir: string, stem: string): string {
+  for (let attempt = 1; ; attempt += 1) {
+    const path = join(dir, `${stem}-${randomBytes(6).toString('hex')}.cast`);
+    try {
+      closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, RECORDING_FILE_MODE));
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= CREATE_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /**
- * Makes sure `dir` exists and is private enough, removes the oldest automatic recordings so
- * that, with the new one, `keep` remain, and returns the new recording's path.
+ * Makes sure `dir` exists and is the user's alone, removes the oldest automatic recordings so
+ * that, with the new one, `keep` remain, and creates the new recording (empty); returns its path.
  */
-export function prepareAutoRecording(dir: string, keep: number, agent: string, wallIso: string, pid: number): AutoRecording {
+export function prepareAutoRecording(dir: string, keep: number, agent: string, wallIso: string, pid: number, uid: number | undefined = currentUid()): AutoRecording {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stats = statSync(dir);
-    if (!stats.isDirectory()) return { ok: false, reason: `record_dir ${dir} is not a directory` };
-    if ((stats.mode & 0o022) !== 0) {
-      return { ok: false, reason: `record_dir ${dir} is writable by group or others (mode ${(stats.mode & 0o777).toString(8)}); not recording there (chmod 700 it)` };
-    }
+    const refusal = refusalOf(dir, uid);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
     const removed = pruneAutoRecordings(dir, Math.max(0, keep - 1));
     const safeAgent = agent.replace(/[^A-Za-z0-9_.-]/g, '_') || 'agent';
-    return { ok: true, path: join(dir, `${safeAgent}-${compactStamp(wallIso)}-${pid}.cast`), removed };
+    return { ok: true, path: createFresh(dir, `${safeAgent}-${compactStamp(wallIso)}-${pid}`), removed };
   } catch (error) {
     return { ok: false, reason: `record_dir ${dir}: ${error instanceof Error ? error.message : String(error)}` };
   }

@@ -15,6 +15,7 @@ import type { AgentState } from '../../core/types.js';
 import type { LoadedPack } from '../pack-registry.js';
 import { createReplayEvidence, isEvidenceEvent } from './replay-evidence.js';
 import { DetectorSession } from '../session.js';
+import { REPLAY_MAX_CELL_TICKS } from '../../core/input-bounds.js';
 
 /** How long after the last event replay keeps ticking, so holds and deadlines can resolve. */
 export const REPLAY_TAIL_MS = 3000;
@@ -54,7 +55,6 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   const screen = createScreen({ cols: recording.header.cols, rows: recording.header.rows, clock, exact: true });
   const warnings: string[] = [];
   const transitions: PublishedTransition[] = [];
-  let last: { state: AgentState; stuck: boolean } | undefined;
   const evidence = createReplayEvidence(recording, {
     clock,
     sessionAgent: options.pack?.agent ?? commandBasename(recording.header.command ?? '') ?? 'unknown',
@@ -69,24 +69,25 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
     onWarning: (message) => warnings.push(message),
   });
   const inspections = [...(options.inspectAtS ?? [])].sort((a, b) => a - b);
+  // Bounded work (a tick reads every cell): a huge screen redrawn for hours cost minutes of CPU.
+  let cells = recording.header.cols * recording.header.rows;
+  let cellTicks = 0;
+  let stoppedAtMs: number | undefined;
+  const evaluate = (): TickLogEntry | undefined => {
+    cellTicks += cells;
+    if (cellTicks <= REPLAY_MAX_CELL_TICKS) return session.evaluate().entry;
+    stoppedAtMs ??= clock.nowMs();
+    return undefined;
+  };
 
+  const log = transitionLog(transitions);
   const recordTick = (entry: TickLogEntry | undefined): void => {
     if (entry === undefined) return;
-    const tS = entry.nowMs / 1000;
-    options.onTick?.(entry, { tS, session, screen });
-    if (last === undefined || last.state !== entry.state || last.stuck !== entry.stuck) {
-      last = { state: entry.state, stuck: entry.stuck };
-      transitions.push({ t: tS, state: entry.state, stuck: entry.stuck, winner: entry.decision.winner, rule_id: entry.decision.ruleId ?? null });
-    }
+    options.onTick?.(entry, { tS: entry.nowMs / 1000, session, screen });
+    log.tick(entry);
   };
   // Input marks `seen` outside a tick; the change shows as a transition at that moment.
-  const recordSeen = (): void => {
-    const session_ = session.state.session;
-    if (last !== undefined && last.state !== session_.state) {
-      last = { state: session_.state, stuck: session_.stuck };
-      transitions.push({ t: clock.nowMs() / 1000, state: session_.state, stuck: session_.stuck, winner: session_.winner, rule_id: session_.ruleId ?? null });
-    }
-  };
+  const recordSeen = (): void => log.seen(session.state.session, clock.nowMs() / 1000);
 
   /** Runs every tick due up to `untilMs`, and every inspection due before it. */
   const runUntil = (untilMs: number, isInclusive: boolean): void => {
@@ -100,9 +101,9 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
         options.inspect?.({ tS: nextInspectMs / 1000, session, screen });
         continue;
       }
-      if (!isDue(dueMs)) return;
+      if (!isDue(dueMs) || stoppedAtMs !== undefined) return;
       clock.advanceTo(dueMs);
-      recordTick(session.evaluate().entry);
+      recordTick(evaluate());
     }
   };
 
@@ -117,6 +118,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   };
   try {
     for (const event of recording.events) {
+      if (stoppedAtMs !== undefined) break;
       typeUntil(event.t);
       const atMs = event.t * 1000;
       if (isEvidenceEvent(event)) {
@@ -125,7 +127,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
         runUntil(atMs, false);
         clock.advanceTo(atMs);
         const next = evidence.apply(event);
-        if (next === 'tick-now') recordTick(session.evaluate().entry);
+        if (next === 'tick-now') recordTick(evaluate());
         if (next === 'report') session.noteReport();
         continue;
       }
@@ -144,6 +146,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
         case 'r': {
           const size = parseResize(event.data);
           if (size !== undefined) await screen.resize(size.cols, size.rows);
+          if (size !== undefined) cells = size.cols * size.rows;
           break;
         }
         case 'x':
@@ -153,9 +156,11 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
           break;
       }
     }
-    const durationS = recordingDuration(recording);
+    const durationS = stoppedAtMs === undefined ? recordingDuration(recording) : stoppedAtMs / 1000;
     typeUntil(durationS);
     runUntil(durationS * 1000 + REPLAY_TAIL_MS, true);
+    const stopped = `replay stopped at ${durationS.toFixed(1)} s of ${recordingDuration(recording).toFixed(1)} s: it read ${REPLAY_MAX_CELL_TICKS} screen cells, its limit`;
+    if (stoppedAtMs !== undefined) warnings.push(stopped);
     // Ticks in the tail let holds resolve, but what they publish after the recording ended is
     // not part of it (nothing was there to see).
     while (transitions.length > 1 && (transitions[transitions.length - 1]?.t ?? 0) > durationS) transitions.pop();
@@ -175,4 +180,24 @@ function noteInputEvent(session: DetectorSession, event: RecordingEvent): void {
   }
   const kind = decodeInputMarker(event.data);
   if (typeof kind !== 'string') session.noteInputKind(kind);
+}
+
+/** Appends a transition on every change of (state, stuck): from ticks, and from input between them. */
+function transitionLog(transitions: PublishedTransition[]): {
+  tick(entry: TickLogEntry): void;
+  seen(session: { state: AgentState; stuck: boolean; winner: PublishedTransition['winner']; ruleId?: string | null | undefined }, tS: number): void;
+} {
+  let last: { state: AgentState; stuck: boolean } | undefined;
+  return {
+    tick(entry) {
+      if (last !== undefined && last.state === entry.state && last.stuck === entry.stuck) return;
+      last = { state: entry.state, stuck: entry.stuck };
+      transitions.push({ t: entry.nowMs / 1000, state: entry.state, stuck: entry.stuck, winner: entry.decision.winner, rule_id: entry.decision.ruleId ?? null });
+    },
+    seen(session, tS) {
+      if (last === undefined || last.state === session.state) return;
+      last = { state: session.state, stuck: session.stuck };
+      transitions.push({ t: tS, state: session.state, stuck: session.stuck, winner: session.winner, rule_id: session.ruleId ?? null });
+    },
+  };
 }

@@ -197,8 +197,9 @@ function judgeFile(path: string, name: string, nowWallMs: number, isPidAlive: (p
   const published = parsePublishedRecord(read.json);
   if (published === undefined) return { reason: 'corrupt', settled: { reason: 'corrupt', isOwn: false, identity } };
   const isOwn = published.kind === 'agentwrap';
-  if (!isRecordLive(published, nowWallMs, () => true)) return { reason: 'expired', settled: { reason: 'expired', isOwn, identity } };
-  if (!isRecordLive(published, nowWallMs, isPidAlive)) return { reason: 'dead', settled: { reason: 'dead', isOwn, identity } };
+  // The file's mtime is when it was last written on this clock: a record dated ahead counts from there.
+  if (!isRecordLive(published, nowWallMs, () => true, identity.mtimeMs)) return { reason: 'expired', settled: { reason: 'expired', isOwn, identity } };
+  if (!isRecordLive(published, nowWallMs, isPidAlive, identity.mtimeMs)) return { reason: 'dead', settled: { reason: 'dead', isOwn, identity } };
   return { session: { ...published, key: name.slice(0, -'.json'.length), path } };
 }
 
@@ -243,8 +244,9 @@ export function readHeartbeats(root: string, nowWallMs: number, uid: number | un
   const heartbeats: ProviderHeartbeat[] = [];
   for (const name of listJsonFiles(dir).sort()) {
     try {
-      const heartbeat = parseHeartbeat(readJsonFile(join(dir, name), uid));
-      if (heartbeat !== undefined && isHeartbeatLive(heartbeat, nowWallMs)) heartbeats.push(heartbeat);
+      const read = readJsonFileWithIdentity(join(dir, name), uid, RECORD_MAX_BYTES);
+      const heartbeat = read === undefined ? undefined : parseHeartbeat(read.json);
+      if (heartbeat !== undefined && isHeartbeatLive(heartbeat, nowWallMs, read?.identity.mtimeMs)) heartbeats.push(heartbeat);
     } catch (error) {
       // A bad heartbeat is absent (convention §5.2); SkipFile carries nothing more to say.
       if (!(error instanceof SkipFile)) throw error;
@@ -274,8 +276,9 @@ export function sweepStaleRecords(
     // Another writer's settled leftover is never ours to delete: no need to read it again.
     if (cachedVerdict(cache, name, path)?.isOwn === false) continue;
     try {
-      const record = parseRecord(readJsonFile(path, uid));
-      if (record === undefined || isLive(record, nowWallMs) || isPidAlive(record.wrapper_pid)) continue;
+      const read = readJsonFileWithIdentity(path, uid, RECORD_MAX_BYTES);
+      const record = read === undefined ? undefined : parseRecord(read.json);
+      if (record === undefined || isLive(record, nowWallMs, read?.identity.mtimeMs) || isPidAlive(record.wrapper_pid)) continue;
       unlinkSync(path);
       removed.push(name.slice(0, -'.json'.length));
       if (dirname(record.control) === layout.socketsDir && lstatSync(record.control).isSocket()) unlinkSync(record.control);

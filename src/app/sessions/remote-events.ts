@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnSsh, type SshTarget } from '../../adapters/ssh.js';
 import type { StateChangeEvent } from '../control/socket.js';
+import { REMOTE_EVENT_LINE_MAX_CHARS } from '../../core/input-bounds.js';
 
 /** Pause before asking a host again after its stream ended. */
 export const REMOTE_EVENTS_RETRY_MS = 10_000;
@@ -42,8 +43,45 @@ export function parseEventLine(line: string): StateChangeEvent | undefined {
   return { t, session, agent, from: from as StateChangeEvent['from'], to: to as StateChangeEvent['to'], winner, rule_id };
 }
 
+/**
+ * Splits text into lines, looking for newlines only in each new piece (re-scanning what is held
+ * cost a core on one endless line). A line longer than `maxChars` is dropped, `onOverLong` called
+ * once for it, and nothing of it is held past that point.
+ */
+export function boundedLineSplitter(maxChars: number, onLine: (line: string) => void, onOverLong: () => void): (text: string) => void {
+  let held: string[] = [];
+  let heldChars = 0;
+  let isDropping = false;
+  return (text) => {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const piece = text.slice(start, newline);
+      start = newline + 1;
+      if (!isDropping) {
+        if (heldChars + piece.length <= maxChars) onLine(held.join('') + piece);
+        else onOverLong();
+      }
+      held = [];
+      heldChars = 0;
+      isDropping = false;
+    }
+    const rest = text.slice(start);
+    if (isDropping || rest === '') return;
+    heldChars += rest.length;
+    if (heldChars <= maxChars) {
+      held.push(rest);
+      return;
+    }
+    held = [];
+    isDropping = true;
+    onOverLong();
+  };
+}
+
 export interface RemoteEventsHandlers {
   onEvent(event: StateChangeEvent): void;
+  /** Something of the stream was dropped (a line over REMOTE_EVENT_LINE_MAX_CHARS); once per connection. */
+  onWarning?(message: string): void;
   /** The stream ended or could not start; `error` is ssh's or the remote side's last word. */
   onUnreachable(error: string): void;
 }
@@ -60,19 +98,24 @@ export function followRemoteEvents(target: SshTarget, handlers: RemoteEventsHand
     retryTimer = undefined;
     if (isClosed) return;
     let stderr = '';
-    let pending = '';
+    let isWarned = false;
     const current = spawnSsh(target, ['events'], { env: { [EVENTS_UNTIL_EOF_ENV]: '1' }, holdStdin: true });
     child = current;
-    current.stdout?.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      let newline = pending.indexOf('\n');
-      while (newline !== -1) {
-        const event = parseEventLine(pending.slice(0, newline));
-        pending = pending.slice(newline + 1);
+    const split = boundedLineSplitter(
+      REMOTE_EVENT_LINE_MAX_CHARS,
+      (line) => {
+        const event = parseEventLine(line);
         if (event !== undefined && !isClosed) handlers.onEvent(event);
-        newline = pending.indexOf('\n');
-      }
-    });
+      },
+      () => {
+        if (isWarned || isClosed) return;
+        isWarned = true;
+        handlers.onWarning?.(`a line longer than ${REMOTE_EVENT_LINE_MAX_CHARS} characters was dropped (not an event)`);
+      },
+    );
+    // A string decoder, so a character split across two reads stays whole.
+    current.stdout?.setEncoding('utf8');
+    current.stdout?.on('data', split);
     current.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4096);
     });

@@ -2,8 +2,9 @@
  * `agentwrap eval PATH…`: replay every labeled recording under the paths through the live
  * pipeline and score the published states against the labels (core/recordings/score.ts has the exact rules).
  */
-import { writeFileSync } from 'node:fs';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
+import { writeFileAtomicSync } from '../../app/platform.js';
+import { REPORT_SCREEN_TEXT_MAX_CHARS } from '../../core/input-bounds.js';
 import { findRecordings, packForRecording, withoutPackScreenRules } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { scoreRecordings, type EvalReport, type ScoreInput, type ScoreSummary } from '../../core/recordings/score.js';
@@ -37,6 +38,8 @@ export interface EvalRun {
   readonly report: EvalReport;
   readonly recordings: EvalPageRecording[];
   readonly skipped: string[];
+  /** What decoding stepped over or clamped, `FILE:LINE: note`, and screens the report left out. */
+  readonly notes: string[];
 }
 
 /** The recordings under `paths`, or a one-line error naming the path that cannot be read. */
@@ -61,16 +64,24 @@ export async function evaluateRecordings(
   const inputs: ScoreInput[] = [];
   const extras: { snapshots: { t: number; text: string }[]; labels: ScoreInput['labels']; published: ScoreInput['published']; durationS: number }[] = [];
   const skipped: string[] = [];
+  const notes: string[] = [];
   for (const path of findRecordingsOrFail(paths)) {
     const loaded = loadRecordingOrFail(path);
+    for (const note of loaded.recording.notes) notes.push(`${path}:${note.line}: ${note.message}`);
     if (loaded.labels === undefined || loaded.labels.length === 0) {
       skipped.push(`${path}: no labels`);
       continue;
     }
     const choice = packForRecording(registry, loaded, options.agent);
     const snapshots: { t: number; text: string }[] = [];
+    // A day of screens at their largest would be gigabytes: past the budget the report keeps none.
+    let screenTextChars = 0;
     const take = (moment: ReplayMoment): void => {
-      if (options.withSnapshots === true) snapshots.push({ t: moment.tS, text: moment.screen.view().rows.join('\n') });
+      if (options.withSnapshots !== true || screenTextChars > REPORT_SCREEN_TEXT_MAX_CHARS) return;
+      const text = moment.screen.view().rows.join('\n');
+      screenTextChars += text.length;
+      if (screenTextChars > REPORT_SCREEN_TEXT_MAX_CHARS) notes.push(`${path}: the report keeps no screens after ${moment.tS.toFixed(1)} s (over ${REPORT_SCREEN_TEXT_MAX_CHARS} characters of screen text)`);
+      else snapshots.push({ t: moment.tS, text });
     };
     const duration = loaded.recording.events.at(-1)?.t ?? 0;
     const grid: number[] = [];
@@ -86,6 +97,7 @@ export async function evaluateRecordings(
         lastState = entry.state;
       },
     });
+    for (const warning of result.warnings) notes.push(`${path}: ${warning}`);
     const input: ScoreInput = {
       file: path,
       agent: choice.agent ?? 'unknown',
@@ -102,7 +114,7 @@ export async function evaluateRecordings(
     if (extra === undefined) throw new Error('eval: score and replay lists out of step');
     return { score, ...extra };
   });
-  return { report, recordings, skipped };
+  return { report, recordings, skipped, notes };
 }
 
 function percent(value: number | null): string {
@@ -137,12 +149,14 @@ export async function main(args: readonly string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('eval: give one or more recordings or directories');
   const minAccuracy = numberFlag('eval', 'min-accuracy', values['min-accuracy']);
   const run = await evaluateRecordings(positionals, { agent: values.agent, withSnapshots: values.report !== undefined, noScreenRules: values['no-screen-rules'] === true });
+  for (const line of run.notes) printDiagnostic(line);
   for (const line of run.skipped) printDiagnostic(`skipped ${line}`);
   if (run.report.files.length === 0) throw new CliError('eval: no labeled recordings found (a recording needs <name>.labels.jsonl beside it)');
   if (values.json === true) process.stdout.write(`${toJson(run.report)}\n`);
   else process.stdout.write(renderEvalTable(run.report));
   if (values.report !== undefined) {
-    writeFileSync(values.report, renderEvalPage(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));
+    // 0600 like captures and recordings: the page holds the recorded screens.
+    writeFileAtomicSync(values.report, renderEvalPage(run.recordings, { title: 'agentwrap eval report', total: run.report.total }));
     process.stderr.write(`agentwrap: wrote ${values.report}\n`);
   }
   if (minAccuracy !== undefined && (run.report.total.accuracy ?? 0) < minAccuracy) {

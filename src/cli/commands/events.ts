@@ -76,6 +76,7 @@ function followHost(host: string, write: (line: string) => void): RemoteEvents {
         isReachable = false;
         write(`${toJson({ t: Date.now(), host, reachable: false, error })}\n`);
       },
+      onWarning: (message) => process.stderr.write(`agentwrap: ${host}: ${message}\n`),
     },
   );
 }

@@ -5,14 +5,13 @@
  */
 import { resolve } from 'node:path';
 import { BUNDLED_FIXTURES_DIR, BUNDLED_PACKS_DIR, userPacksDir } from '../../app/platform.js';
-import { DEMO_PACK_AGENT, listPackFiles, loadDefaultRegistry, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
+import { DEMO_PACK_AGENT, describePackReadFailure, listPackFiles, loadDefaultRegistry, readPackText, sweepFixtures, type PackFileEntry } from '../../app/pack-registry.js';
 import { describePackDisagreement, livePackDisagreements } from '../../app/pack-disagreements.js';
 import { resolveStateRoot } from '../../app/sessions/state-access.js';
 import { compilePack } from '../../core/packs/compile.js';
 import { compileIssue } from '../../core/packs/lines.js';
 import { formatPackIssue, parsePack, RULE_ENGINE_VERSION } from '../../core/packs/schema.js';
 import { forTerminal, toJson } from '../../core/text/sanitize.js';
-import { readFileSync } from 'node:fs';
 import { COMMANDS } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
 import { closest, parseCommand } from '../flags.js';
@@ -106,9 +105,9 @@ function evidence(entry: PackFileEntry): string {
 function lintFile(path: string): number {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readPackText(path);
   } catch (error) {
-    write(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}\n`);
+    write(`${path}: ${describePackReadFailure(error)}\n`);
     return 1;
   }
   const result = parsePack(text, path);

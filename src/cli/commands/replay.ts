@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadDefaultRegistry } from '../../app/pack-registry.js';
-import { readRecordingFile, packForRecording, withoutPackScreenRules } from '../../app/recording/files.js';
+import { readRecordingFile, packForRecording, RecordingFileError, withoutPackScreenRules } from '../../app/recording/files.js';
 import { replayRecording, type ReplayMoment } from '../../app/recording/replay.js';
 import { RecordingFormatError } from '../../core/recordings/recording.js';
 import { LabelsFormatError } from '../../core/recordings/labels.js';
@@ -39,7 +39,7 @@ export function loadRecordingOrFail(path: string): ReturnType<typeof readRecordi
   try {
     return readRecordingFile(path);
   } catch (error) {
-    if (error instanceof RecordingFormatError || error instanceof LabelsFormatError) throw new CliError(error.message, { cause: error });
+    if (error instanceof RecordingFormatError || error instanceof LabelsFormatError || error instanceof RecordingFileError) throw new CliError(error.message, { cause: error });
     throw new CliError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

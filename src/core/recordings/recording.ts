@@ -9,6 +9,7 @@
  * with `#` are comments, unknown codes are ignored.
  */
 import { checkEvidenceData, EVIDENCE_CODES, type EvidenceEventCode } from './recorded-evidence.js';
+import { CAST_MAX_COLS, CAST_MAX_NOTES, CAST_MAX_ROWS, CAST_MAX_SPAN_S } from '../input-bounds.js';
 
 /**
  * `o` output, `i` input, `r` resize ("COLSxROWS"), `m` marker, `x` exit code (v3 only), and
@@ -215,16 +216,19 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set(['o', 'i', 'r', 'm', 'x', ...EV
  * truncated last line is what a crash mid-write leaves, and is noted as such); only an unusable
  * header throws RecordingFormatError, naming `source` and the line. Times that go backwards
  * (v2) or negative intervals (v3) are clamped so replay always moves forward, with a note.
+ * Bounds (core/input-bounds.ts): a header or resize past CAST_MAX_COLS × CAST_MAX_ROWS is
+ * clamped, events past CAST_MAX_SPAN_S end the recording, and past CAST_MAX_NOTES notes the
+ * rest are counted in one last note, each with its line.
  */
 export function decodeRecording(text: string, source = 'recording'): Recording {
   const lines = text.split('\n');
   const endsWithNewline = text.endsWith('\n');
   const headerIndex = lines.findIndex((candidate) => candidate.trim() !== '');
   if (headerIndex < 0) throw new RecordingFormatError(source, 1, 'empty file: no asciicast header');
-  const header = parseHeader(lines[headerIndex] ?? '', source, headerIndex + 1);
+  const notes = createNoteList();
+  const header = clampHeaderSize(parseHeader(lines[headerIndex] ?? '', source, headerIndex + 1), headerIndex + 1, notes.push);
 
   const events: RecordingEvent[] = [];
-  const notes: RecordingNote[] = [];
   let previousT = 0;
   let lastLineIndex = lines.length - 1;
   while (lastLineIndex > headerIndex && (lines[lastLineIndex] ?? '').trim() === '') lastLineIndex -= 1;
@@ -255,6 +259,11 @@ export function decodeRecording(text: string, source = 'recording'): Recording {
       }
       t = Math.max(previousT, parsed.time);
     }
+    if (t > CAST_MAX_SPAN_S) {
+      // Replay ticks through recorded time: 1e300 s would never end, 1e9 s ticks for an hour.
+      notes.push({ line: lineNumber, message: `event time ${t} s is past the ${CAST_MAX_SPAN_S} s a recording may span; this line and the rest ignored` });
+      break;
+    }
     // v3 sums intervals; rounding to the microsecond keeps 0.1+0.2 from drifting to 0.30000000000000004.
     t = toMicrosecondSeconds(t);
     previousT = t;
@@ -269,9 +278,47 @@ export function decodeRecording(text: string, source = 'recording'): Recording {
       notes.push({ line: lineNumber, message: `${parsed.code}: ${evidenceProblem}; line ignored` });
       continue;
     }
-    events.push({ t, kind: parsed.code as RecordingEventKind, data: parsed.data });
+    const data = parsed.code === 'r' ? clampResize(parsed.data, lineNumber, notes.push) : parsed.data;
+    events.push({ t, kind: parsed.code as RecordingEventKind, data });
   }
-  return { header, events, notes };
+  return { header, events, notes: notes.done() };
+}
+
+/** Notes up to CAST_MAX_NOTES, then one that counts the rest: a file of bad lines is one screen of messages. */
+function createNoteList(): { push: (note: RecordingNote) => void; done: () => RecordingNote[] } {
+  const notes: RecordingNote[] = [];
+  let firstDropped: number | undefined;
+  let dropped = 0;
+  return {
+    push: (note) => {
+      if (notes.length < CAST_MAX_NOTES) {
+        notes.push(note);
+        return;
+      }
+      firstDropped ??= note.line;
+      dropped += 1;
+    },
+    done: () => (firstDropped === undefined ? notes : [...notes, { line: firstDropped, message: `${dropped} more problems from this line on not listed` }]),
+  };
+}
+
+function sizeLimitNote(what: string, cols: number, rows: number): string {
+  return `${what} ${formatResize(cols, rows)} is past the ${formatResize(CAST_MAX_COLS, CAST_MAX_ROWS)} limit; clamped to ${formatResize(Math.min(cols, CAST_MAX_COLS), Math.min(rows, CAST_MAX_ROWS))}`;
+}
+
+/** The header with its size clamped: the mirror allocates every cell (2,000,000² took 9 GB). */
+function clampHeaderSize(header: RecordingHeader, lineNumber: number, note: (note: RecordingNote) => void): RecordingHeader {
+  if (header.cols <= CAST_MAX_COLS && header.rows <= CAST_MAX_ROWS) return header;
+  note({ line: lineNumber, message: sizeLimitNote('header size', header.cols, header.rows) });
+  return { ...header, cols: Math.min(header.cols, CAST_MAX_COLS), rows: Math.min(header.rows, CAST_MAX_ROWS) };
+}
+
+/** A resize's data with its size clamped; data that is not a size is left for replay to ignore. */
+function clampResize(data: string, lineNumber: number, note: (note: RecordingNote) => void): string {
+  const size = parseResize(data);
+  if (size === undefined || (size.cols <= CAST_MAX_COLS && size.rows <= CAST_MAX_ROWS)) return data;
+  note({ line: lineNumber, message: sizeLimitNote('resize to', size.cols, size.rows) });
+  return formatResize(Math.min(size.cols, CAST_MAX_COLS), Math.min(size.rows, CAST_MAX_ROWS));
 }
 
 /** The time of the last event, in seconds (0 for an empty recording). */

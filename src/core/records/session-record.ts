@@ -442,14 +442,23 @@ export function leaseStartMs(record: ConventionRecord): number | undefined {
   return record.updated_at ?? record.ts ?? record.started_at;
 }
 
-/** Lease rule: live iff `now - updated_at < ttl_ms`. A timestamp from the future counts as fresh. */
-export function isLive(record: ConventionRecord, nowWallMs: number): boolean {
-  const start = leaseStartMs(record);
-  return start !== undefined && nowWallMs - start < record.ttl_ms;
+/**
+ * Lease rule: live iff `now - updated_at < ttl_ms`. A start in the future is treated as now,
+ * or, when the caller knows when the file was last written on this machine's clock
+ * (`writtenAtMs`, its mtime), as that moment: a record dated years ahead then still expires
+ * `ttl_ms` after its writer's last write, as docs/publishing.md promises for a crashed writer.
+ */
+export function isLive(record: ConventionRecord, nowWallMs: number, writtenAtMs?: number): boolean {
+  const declared = leaseStartMs(record);
+  if (declared === undefined) return false;
+  const start = declared > nowWallMs ? Math.min(nowWallMs, writtenAtMs ?? nowWallMs) : declared;
+  return nowWallMs - start < record.ttl_ms;
 }
 
-export function isHeartbeatLive(heartbeat: ProviderHeartbeat, nowWallMs: number): boolean {
-  return nowWallMs - heartbeat.ts < heartbeat.ttl_ms;
+/** The same rule for a provider heartbeat: a `ts` ahead of now counts from `writtenAtMs`, else now. */
+export function isHeartbeatLive(heartbeat: ProviderHeartbeat, nowWallMs: number, writtenAtMs?: number): boolean {
+  const start = heartbeat.ts > nowWallMs ? Math.min(nowWallMs, writtenAtMs ?? nowWallMs) : heartbeat.ts;
+  return nowWallMs - start < heartbeat.ttl_ms;
 }
 
 /**
@@ -461,9 +470,12 @@ export function ownerPid(published: PublishedRecord): number | undefined {
   return published.kind === 'agentwrap' ? published.record.wrapper_pid : published.record.pid;
 }
 
-/** Lease valid and, when the record names a process, that process alive (liveness supplied by the caller). */
-export function isRecordLive(published: PublishedRecord, nowWallMs: number, isPidAlive: (pid: number) => boolean): boolean {
-  if (!isLive(published.record, nowWallMs)) return false;
+/**
+ * Lease valid (isLive, `writtenAtMs` as there) and, when the record names a process, that
+ * process alive (liveness supplied by the caller).
+ */
+export function isRecordLive(published: PublishedRecord, nowWallMs: number, isPidAlive: (pid: number) => boolean, writtenAtMs?: number): boolean {
+  if (!isLive(published.record, nowWallMs, writtenAtMs)) return false;
   const pid = ownerPid(published);
   return pid === undefined || isPidAlive(pid);
 }

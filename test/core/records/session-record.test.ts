@@ -244,6 +244,16 @@ describe('lease', () => {
     expect(isLive(record, NOW + 10_000)).toBe(false);
   });
 
+  it('counts a start in the future from the last write when known, else from now', () => {
+    const yearAhead = { ...record, updated_at: NOW + 365 * 86_400_000 };
+
+    expect(isLive(yearAhead, NOW + 9_999, NOW)).toBe(true);
+    expect(isLive(yearAhead, NOW + 10_000, NOW)).toBe(false);
+    expect(isLive(yearAhead, NOW + 10_000)).toBe(true);
+    // A write stamped after now by this clock (a clock step) counts as now.
+    expect(isLive(yearAhead, NOW, NOW + 60_000)).toBe(true);
+  });
+
   it('falls back to ts, then started_at, when updated_at is missing', () => {
     const base = { schema: 1, source_cli: 'x', session_id: 's', model: 'm', written_by: 'w', ttl_ms: 1_000 } as const;
 
