@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentUid } from '../../adapters/state-dir.js';
-import { RECORDING_FILE_MODE } from './recorder.js';
+import { RECORDING_FILE_MODE } from '../../core/recordings/recording.js';
 
 /**
  * The names agentwrap gives automatic recordings: `<agent>-<UTC stamp>-<pid>-<random>.cast`

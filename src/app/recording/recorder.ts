@@ -8,7 +8,7 @@
 import { close, closeSync, constants, fchmod, fstat, open, write, writeSync } from 'node:fs';
 import type { Clock } from '../../adapters/clock.js';
 import { encodeInputMarker, encodeProcessSample, encodeReport, INPUT_MARKER_CODE, PROCESS_SAMPLE_CODE, REPORT_CODE } from '../../core/recordings/recorded-evidence.js';
-import { createCastEncoder, type RecordedPack } from '../../core/recordings/recording.js';
+import { createCastEncoder, RECORDING_FILE_MODE, type RecordedPack } from '../../core/recordings/recording.js';
 import type { ProcessEvidence } from '../../core/types.js';
 
 /**
@@ -17,8 +17,6 @@ import type { ProcessEvidence } from '../../core/types.js';
  */
 export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
-/** Recordings hold screen text (and maybe typed input): owner-only, like the session records. */
-export const RECORDING_FILE_MODE = 0o600;
 
 export interface RecorderOptions {
   readonly cols: number;

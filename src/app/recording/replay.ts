@@ -69,16 +69,8 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
     onWarning: (message) => warnings.push(message),
   });
   const inspections = [...(options.inspectAtS ?? [])].sort((a, b) => a - b);
-  // Bounded work (a tick reads every cell): a huge screen redrawn for hours cost minutes of CPU.
-  let cells = recording.header.cols * recording.header.rows;
-  let cellTicks = 0;
-  let stoppedAtMs: number | undefined;
-  const evaluate = (): TickLogEntry | undefined => {
-    cellTicks += cells;
-    if (cellTicks <= REPLAY_MAX_CELL_TICKS) return session.evaluate().entry;
-    stoppedAtMs ??= clock.nowMs();
-    return undefined;
-  };
+  const budget = new ScreenWorkBudget(recording.header.cols, recording.header.rows);
+  const evaluate = (): TickLogEntry | undefined => (budget.spend(clock.nowMs()) ? session.evaluate().entry : undefined);
 
   const log = transitionLog(transitions);
   const recordTick = (entry: TickLogEntry | undefined): void => {
@@ -101,7 +93,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
         options.inspect?.({ tS: nextInspectMs / 1000, session, screen });
         continue;
       }
-      if (!isDue(dueMs) || stoppedAtMs !== undefined) return;
+      if (!isDue(dueMs) || budget.stoppedAtMs !== undefined) return;
       clock.advanceTo(dueMs);
       recordTick(evaluate());
     }
@@ -118,7 +110,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   };
   try {
     for (const event of recording.events) {
-      if (stoppedAtMs !== undefined) break;
+      if (budget.stoppedAtMs !== undefined) break;
       typeUntil(event.t);
       const atMs = event.t * 1000;
       if (isEvidenceEvent(event)) {
@@ -146,7 +138,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
         case 'r': {
           const size = parseResize(event.data);
           if (size !== undefined) await screen.resize(size.cols, size.rows);
-          if (size !== undefined) cells = size.cols * size.rows;
+          if (size !== undefined) budget.resize(size.cols, size.rows);
           break;
         }
         case 'x':
@@ -156,6 +148,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
           break;
       }
     }
+    const { stoppedAtMs } = budget;
     const durationS = stoppedAtMs === undefined ? recordingDuration(recording) : stoppedAtMs / 1000;
     typeUntil(durationS);
     runUntil(durationS * 1000 + REPLAY_TAIL_MS, true);
@@ -180,6 +173,32 @@ function noteInputEvent(session: DetectorSession, event: RecordingEvent): void {
   }
   const kind = decodeInputMarker(event.data);
   if (typeof kind !== 'string') session.noteInputKind(kind);
+}
+
+/**
+ * Bounded work: a tick reads every cell of the screen, so a huge screen redrawn for hours cost
+ * minutes of CPU. Each tick spends the screen's size; past REPLAY_MAX_CELL_TICKS replay stops.
+ */
+class ScreenWorkBudget {
+  private cells: number;
+  private spent = 0;
+  stoppedAtMs: number | undefined;
+
+  constructor(cols: number, rows: number) {
+    this.cells = cols * rows;
+  }
+
+  resize(cols: number, rows: number): void {
+    this.cells = cols * rows;
+  }
+
+  /** Whether a tick at `nowMs` may run; the first refusal marks where replay stopped. */
+  spend(nowMs: number): boolean {
+    this.spent += this.cells;
+    if (this.spent <= REPLAY_MAX_CELL_TICKS) return true;
+    this.stoppedAtMs ??= nowMs;
+    return false;
+  }
 }
 
 /** Appends a transition on every change of (state, stuck): from ticks, and from input between them. */

@@ -11,6 +11,9 @@
 import { checkEvidenceData, EVIDENCE_CODES, type EvidenceEventCode } from './recorded-evidence.js';
 import { CAST_MAX_COLS, CAST_MAX_NOTES, CAST_MAX_ROWS, CAST_MAX_SPAN_S } from '../input-bounds.js';
 
+/** Recordings hold screen text (and maybe typed input): owner-only, like the session records. */
+export const RECORDING_FILE_MODE = 0o600;
+
 /**
  * `o` output, `i` input, `r` resize ("COLSxROWS"), `m` marker, `x` exit code (v3 only), and
  * agentwrap's evidence lines: /proc samples and reporter events (core/recorded-evidence).
