@@ -94,11 +94,31 @@ const CLAUDE_EVENTS: Readonly<Record<string, EventClass>> = {
 /** Claude's Notification hook: only these notification types mean the operator is asked now. */
 const CLAUDE_BLOCKING_NOTIFICATIONS: readonly string[] = ['permission_prompt', 'elicitation_dialog'];
 
-/** Codex `notify` payload types (and the hook names Codex shares with Claude). */
+/**
+ * Codex `notify` payload types. Codex's hooks (SessionStart, UserPromptSubmit, PermissionRequest,
+ * PreToolUse, PostToolUse, Stop) carry Claude Code's names and meanings, so CLAUDE_EVENTS reads them.
+ */
 const CODEX_NOTIFY_TYPES: Readonly<Record<string, EventClass>> = {
   'agent-turn-complete': 'idle',
   'approval-requested': 'blocked',
 };
+
+/** Gemini CLI hook events (hook_event_name), by what they mean. */
+const GEMINI_EVENTS: Readonly<Record<string, EventClass>> = {
+  BeforeAgent: 'progress',
+  BeforeModel: 'progress',
+  AfterModel: 'progress',
+  BeforeToolSelection: 'progress',
+  BeforeTool: 'progress',
+  AfterTool: 'progress',
+  PreCompress: 'progress',
+  AfterAgent: 'idle',
+  SessionEnd: 'idle',
+  SessionStart: 'identity',
+};
+
+/** Gemini CLI's Notification hook: the one notification type that means the operator is asked now. */
+const GEMINI_BLOCKING_NOTIFICATIONS: readonly string[] = ['ToolPermission'];
 
 /** OpenCode bus events a plugin forwards. */
 const OPENCODE_EVENTS: Readonly<Record<string, EventClass>> = {
@@ -142,6 +162,14 @@ export function classifyEvent(agent: string, event: string, payload: Payload | u
       return type === undefined ? 'identity' : (CODEX_NOTIFY_TYPES[type] ?? 'identity');
     }
     const native = CLAUDE_EVENTS[event] ?? (agent === 'codex' ? CODEX_NOTIFY_TYPES[event] : undefined);
+    if (native !== undefined) return native;
+  }
+  if (agent === 'gemini') {
+    if (event === 'Notification') {
+      const type = stringAt(payload, 'notification_type');
+      return type !== undefined && GEMINI_BLOCKING_NOTIFICATIONS.includes(type) ? 'blocked' : 'identity';
+    }
+    const native = GEMINI_EVENTS[event];
     if (native !== undefined) return native;
   }
   if (agent === 'opencode') {

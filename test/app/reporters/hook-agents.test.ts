@@ -32,7 +32,7 @@ async function installs(agent: string): Promise<boolean> {
 
 describe('HOOK_AGENTS', () => {
   it('is exactly the agents planHooks installs hooks for', async () => {
-    const candidates = ['claude', 'codex', 'opencode', 'gemini', 'amp', 'grok', 'kimi', 'pi', 'demo'];
+    const candidates = ['claude', 'codex', 'gemini', 'opencode', 'amp', 'grok', 'kimi', 'pi', 'qwen', 'copilot', 'demo'];
 
     const installed: string[] = [];
     for (const agent of candidates) if (await installs(agent)) installed.push(agent);
