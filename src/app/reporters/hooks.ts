@@ -3,14 +3,19 @@
  * environment that make its own hook/plugin system call `agentwrap report`. Nothing is written
  * to the user's configuration; the few files needed live in a private temporary directory that
  * `dispose()` removes after the agent exits. The user's own hooks keep running: Claude Code
- * merges `--settings` with its other settings sources itself, OpenCode gets no plugin at all,
- * and a user's own Codex `notify` program is never replaced.
+ * merges `--settings` with its other settings sources itself, Codex, Gemini CLI and Qwen Code
+ * join the hooks of every config layer, OpenCode gets no plugin at all, and a user's own Codex
+ * `notify` program is never replaced. Copilot CLI takes hooks only from files (the repository's
+ * `.github/hooks/`, the user's home), so it gets none.
  *
  * What each agent gets (and what gating trusts it for: core/detector/gating.ts, docs/reporter.md):
  * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
  *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity),
  *   each writing its payload into a spool that agentwrap delivers (hook-spool.ts);
- * - codex: `-c notify=[…]` (agent-turn-complete: identity/freshness only);
+ * - codex: `-c notify=[…]` and `-c hooks.<Event>=[…]` async spool hooks with their trust
+ *   (codex-hooks.ts: blocker-grade from PermissionRequest + identity);
+ * - gemini, qwen: a private copy of their system-defaults settings file with our spool hooks
+ *   added, named by their environment variable (settings-hooks.ts);
  * - opencode: nothing (a server of ours would delay its first screen, a plugin would install
  *   @opencode-ai/plugin into the user's config directory first); when the user starts its
  *   server (`--port N`), agentwrap follows that server's `/event` stream (opencode-events.ts:
@@ -24,7 +29,7 @@ import type { Following } from './opencode-events.js';
 import { spoolHookLine } from './hook-spool.js';
 import { makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput } from './hook-plan.js';
 import { planCodex } from './codex-hooks.js';
-import { planGemini } from './gemini-hooks.js';
+import { GEMINI_HOOKS, planSettingsHooks, QWEN_HOOKS } from './settings-hooks.js';
 // The control client and OpenCode's event stream are loaded by the one plan that needs them
 // (await import below): a plan is made before the agent is spawned, and module loading for
 // every launch was time its first byte waited for.
@@ -50,7 +55,7 @@ const CLAUDE_HOOK_TIMEOUT_S = 5;
 const CLAUDE_SUBCOMMANDS: readonly string[] = ['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'setup-token', 'plugin', 'plugins', 'migrate-installer', 'auth', 'login', 'logout'];
 
 /** The agents planHooks adds a reporter for. */
-const HOOKED_AGENTS: readonly string[] = ['claude', 'codex', 'gemini', 'opencode'];
+const HOOKED_AGENTS: readonly string[] = ['claude', 'codex', 'gemini', 'opencode', 'qwen'];
 
 const HELP_OR_VERSION: readonly string[] = ['-h', '--help', '-v', '-V', '--version', 'help'];
 
@@ -80,7 +85,9 @@ export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
       case 'codex':
         return await planCodex(input, command, root);
       case 'gemini':
-        return planGemini(input, root);
+        return planSettingsHooks(GEMINI_HOOKS, input, root);
+      case 'qwen':
+        return planSettingsHooks(QWEN_HOOKS, input, root);
       case 'opencode':
         return await planOpenCode(input);
       default:

@@ -228,7 +228,6 @@ describe('a pack named for another program', () => {
 describe('other agents', () => {
   it('get nothing (screens and /proc only)', async () => {
     expect((await plan('/usr/local/bin/amp', [])).installed).toBe(false);
-    expect((await plan('qwen', [])).installed).toBe(false);
     expect((await plan('copilot', [])).installed).toBe(false);
   });
 

@@ -22,6 +22,7 @@ const CODEX: GateContext = { sessionAgent: 'codex', hasPack: true };
 const OPENCODE: GateContext = { sessionAgent: 'opencode', hasPack: true };
 const CUSTOM: GateContext = { sessionAgent: 'my-agent', hasPack: false };
 const GEMINI: GateContext = { sessionAgent: 'gemini', hasPack: true };
+const QWEN: GateContext = { sessionAgent: 'qwen', hasPack: true };
 
 function report(event: string, overrides: Partial<IncomingReport> & { readonly atMs?: number } = {}): IncomingReport & { readonly atMs?: number } {
   return { event, source: 'hooks', agent: 'claude', seq: undefined, payload: undefined, deliveryMs: undefined, ...overrides };
@@ -62,6 +63,9 @@ describe('the gating table', () => {
     ['a Gemini BeforeAgent (turn start) ends the claim and authors no state', GEMINI, report('BeforeAgent'), 'released', undefined],
     ['a Gemini AfterAgent (turn end) authors no state', GEMINI, report('AfterAgent'), 'released', undefined],
     ['a Gemini SessionStart is identity only', GEMINI, report('SessionStart'), 'identity', undefined],
+    ['a Qwen Code PermissionRequest hook asserts blocked, blocker grade', QWEN, report('PermissionRequest'), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Qwen Code permission_prompt Notification asserts blocked', QWEN, report('Notification', { payload: { notification_type: 'permission_prompt' } }), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Qwen Code Stop authors no state', QWEN, report('Stop'), 'released', undefined],
   ] as const)('%s', (_sentence, context, incoming, effect, assertion) => {
     const result = gateReport(INITIAL_GATING, incoming, context, 5000);
 

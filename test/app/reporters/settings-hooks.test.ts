@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GEMINI_HOOK_EVENTS, GEMINI_HOOK_NAME, geminiSystemDefaultsPath } from '../../../src/app/reporters/gemini-hooks.js';
+import { GEMINI_HOOKS, QWEN_HOOKS, SETTINGS_HOOK_NAME, systemDefaultsPath } from '../../../src/app/reporters/settings-hooks.js';
 import { spoolHookLine } from '../../../src/app/reporters/hook-spool.js';
 import { planHooks, type HookPlan } from '../../../src/app/reporters/hooks.js';
 import { startReportSink } from '../../helpers/report-sink.js';
@@ -26,16 +26,16 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { HOME: join(tmp, 'home'), GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(tmp, 'etc', 'settings.json'), ...extra };
 }
 
-async function plan(args: readonly string[], environment: NodeJS.ProcessEnv = env()): Promise<HookPlan> {
-  const result = await planHooks({ agent: 'gemini', args, env: environment, reportCommand: ['/usr/bin/true'], tmpRoot: join(tmp, 'run') });
+async function plan(args: readonly string[], environment: NodeJS.ProcessEnv = env(), agent = 'gemini'): Promise<HookPlan> {
+  const result = await planHooks({ agent, args, env: environment, reportCommand: ['/usr/bin/true'], tmpRoot: join(tmp, 'run') });
   plans.push(result);
   return result;
 }
 
-type Defaults = Record<string, unknown> & { hooks: Record<string, { hooks: { type: string; name: string; command: string; timeout: number }[] }[]> };
+type Defaults = Record<string, unknown> & { hooks: Record<string, { hooks: { type: string; name: string; command: string; timeout: number; async?: boolean }[] }[]> };
 
-function defaultsOf(result: HookPlan): { file: string; defaults: Defaults } {
-  const file = result.env['GEMINI_CLI_SYSTEM_DEFAULTS_PATH'] ?? '';
+function defaultsOf(result: HookPlan, variable = 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH'): { file: string; defaults: Defaults } {
+  const file = result.env[variable] ?? '';
   return { file, defaults: JSON.parse(readFileSync(file, 'utf8')) as Defaults };
 }
 
@@ -48,10 +48,11 @@ describe('gemini: a system-defaults file of its own, named in the environment, f
     const result = await plan(['--model', 'x']);
 
     const { file, defaults } = defaultsOf(result);
-    expect(result).toMatchObject({ installed: true, args: ['--model', 'x'], events: GEMINI_HOOK_EVENTS });
-    expect(Object.keys(defaults.hooks)).toEqual([...GEMINI_HOOK_EVENTS]);
-    for (const event of GEMINI_HOOK_EVENTS) {
-      expect(defaults.hooks[event]).toEqual([{ hooks: [{ type: 'command', name: GEMINI_HOOK_NAME, command: spoolHookLine(join(dirname(file), 'reports'), event), timeout: 5000 }] }]);
+    expect(result).toMatchObject({ installed: true, args: ['--model', 'x'], events: GEMINI_HOOKS.events });
+    expect(Object.keys(result.env)).toEqual(['GEMINI_CLI_SYSTEM_DEFAULTS_PATH']);
+    expect(Object.keys(defaults.hooks)).toEqual([...GEMINI_HOOKS.events]);
+    for (const event of GEMINI_HOOKS.events) {
+      expect(defaults.hooks[event]).toEqual([{ hooks: [{ type: 'command', name: SETTINGS_HOOK_NAME, command: spoolHookLine(join(dirname(file), 'reports'), event), timeout: 5000 }] }]);
     }
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
@@ -78,10 +79,12 @@ describe('gemini: a system-defaults file of its own, named in the environment, f
   });
 
   it('reads the system defaults where Gemini CLI does: its own variable first, then beside the system settings', () => {
-    expect(geminiSystemDefaultsPath({ GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/opt/d.json', GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/x/s.json' })).toBe('/opt/d.json');
-    expect(geminiSystemDefaultsPath({ GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/x/s.json' })).toBe('/x/system-defaults.json');
-    expect(geminiSystemDefaultsPath({}, 'linux')).toBe('/etc/gemini-cli/system-defaults.json');
-    expect(geminiSystemDefaultsPath({}, 'darwin')).toBe('/Library/Application Support/GeminiCli/system-defaults.json');
+    expect(systemDefaultsPath(GEMINI_HOOKS, { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/opt/d.json', GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/x/s.json' })).toBe('/opt/d.json');
+    expect(systemDefaultsPath(GEMINI_HOOKS, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/x/s.json' })).toBe('/x/system-defaults.json');
+    expect(systemDefaultsPath(GEMINI_HOOKS, {}, 'linux')).toBe('/etc/gemini-cli/system-defaults.json');
+    expect(systemDefaultsPath(GEMINI_HOOKS, {}, 'darwin')).toBe('/Library/Application Support/GeminiCli/system-defaults.json');
+    expect(systemDefaultsPath(QWEN_HOOKS, { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: '/opt/d.json' }, 'linux')).toBe('/etc/qwen-code/system-defaults.json');
+    expect(systemDefaultsPath(QWEN_HOOKS, { QWEN_CODE_SYSTEM_SETTINGS_PATH: '/q/s.json' })).toBe('/q/system-defaults.json');
   });
 
   it('adds nothing for subcommands, and says why when the machine\'s system defaults cannot be read as JSON', async () => {
@@ -115,5 +118,28 @@ describe('gemini: a system-defaults file of its own, named in the environment, f
     } finally {
       await sink.close();
     }
+  });
+});
+
+describe('qwen: the same, through QWEN_CODE_SYSTEM_DEFAULTS_PATH, with Claude Code\'s events run in the background', () => {
+  it('adds one async spool hook per event to a private copy of its system defaults, leaving ~/.qwen alone', async () => {
+    mkdirSync(join(tmp, 'home', '.qwen'), { recursive: true });
+    writeFileSync(join(tmp, 'home', '.qwen', 'settings.json'), '{"hooks":{"Stop":[]}}');
+    const machine = join(tmp, 'qwen-etc', 'system-defaults.json');
+    mkdirSync(dirname(machine));
+    writeFileSync(machine, '{"model":{"name":"qwen3"}}');
+
+    const result = await plan([], env({ QWEN_CODE_SYSTEM_SETTINGS_PATH: join(tmp, 'qwen-etc', 'settings.json') }), 'qwen');
+    const { file, defaults } = defaultsOf(result, 'QWEN_CODE_SYSTEM_DEFAULTS_PATH');
+
+    expect(result).toMatchObject({ installed: true, args: [], events: QWEN_HOOKS.events });
+    expect(Object.keys(result.env)).toEqual(['QWEN_CODE_SYSTEM_DEFAULTS_PATH']);
+    expect(defaults['model']).toEqual({ name: 'qwen3' });
+    expect(Object.keys(defaults.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'Notification', 'Stop']);
+    expect(defaults.hooks['PermissionRequest']).toEqual([
+      { hooks: [{ type: 'command', name: SETTINGS_HOOK_NAME, command: spoolHookLine(join(dirname(file), 'reports'), 'PermissionRequest'), timeout: 5, async: true }] },
+    ]);
+    expect(readFileSync(join(tmp, 'home', '.qwen', 'settings.json'), 'utf8')).toBe('{"hooks":{"Stop":[]}}');
+    expect(readFileSync(machine, 'utf8')).toBe('{"model":{"name":"qwen3"}}');
   });
 });
