@@ -73,14 +73,14 @@ describe('agentwrap doctor', () => {
 
   it('a broken config: one fail line per problem, FILE:LINE; a valid one: effective values with their lines', () => {
     const config = join(home, '.config', 'agentwrap', 'config.toml');
-    writeFileSync(config, 'notify = true\nnotfy = false\n[hooks]\ngemini = false\n');
+    writeFileSync(config, 'notify = true\nnotfy = false\n[hooks]\namp = false\n');
 
     const broken = doctor();
 
     expect(broken.code).toBe(1);
     expect(broken.lines.filter((l) => l.startsWith('fail'))).toEqual([
       `fail  config: ${config}:2: unknown key "notfy" (did you mean "notify"?); the whole file is ignored, built-in defaults in use — fix that line (docs/config.md lists every key)`,
-      expect.stringContaining(`${config}:4: [hooks] names "gemini", which has no reporter hooks`),
+      expect.stringContaining(`${config}:4: [hooks] names "amp", which has no reporter hooks`),
     ]);
 
     writeFileSync(config, `notify = true\nrecord_dir = "~/rec"\nstate_dir = "${join(dir, 'state2')}"\n[hooks]\nclaude = false\n`);

@@ -29,7 +29,7 @@ const DEFAULT_SCENARIOS = ['simple', 'approve', 'deny'];
 const FIRST_SCREEN_CAP_MS = 40_000;
 /**
  * First-screen rounds by default. 5 were too few: at 5, Gemini's hooks on and off (the same
- * command line: agentwrap adds no hooks for Gemini) differed by 111 and 312 ms in the run of
+ * command line then: agentwrap added no hooks for Gemini) differed by 111 and 312 ms in the run of
  * 2026-12-02 07:47, OpenCode's (the same too, without --port) by 264 ms: their own start varies
  * by ±0.5-1 s from run to run. 9 were too few as well: in the run of 2026-12-02 16:02 Gemini's
  * bare start spread over 3.35-4.17 s and its two identical wrapped modes differed by 114 ms;

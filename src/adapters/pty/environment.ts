@@ -2,11 +2,13 @@
 import { realpathSync } from 'node:fs';
 
 /**
- * Variables besides AGENTWRAP_* that agentwrap may set for one run: the per-launch reporter
- * hooks (app/reporters/hooks.ts) guard OpenCode's event-stream server with a password made for the run,
- * and OpenCode reads it only from OPENCODE_SERVER_PASSWORD (never set when the user has one).
+ * Variables besides AGENTWRAP_* that agentwrap may set for one run, for the per-launch reporter
+ * hooks (app/reporters/hooks.ts): OpenCode reads a server password only from
+ * OPENCODE_SERVER_PASSWORD (never set when the user has one), and Gemini CLI and Qwen Code take
+ * hooks for one run only from a settings file named by GEMINI_CLI_SYSTEM_DEFAULTS_PATH or
+ * QWEN_CODE_SYSTEM_DEFAULTS_PATH (a copy of the machine's own, settings-hooks.ts).
  */
-export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_SERVER_PASSWORD'];
+export const HOOK_ENV_KEYS: readonly string[] = ['OPENCODE_SERVER_PASSWORD', 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH', 'QWEN_CODE_SYSTEM_DEFAULTS_PATH'];
 
 /**
  * The environment of the agent: the user's, unchanged, plus the caller's AGENTWRAP_* variables

@@ -1,6 +1,7 @@
 /**
- * The spool Claude Code's hooks report through. A hook only writes its payload into a file of
- * the launch's private directory, with the shell alone (hooks.ts, claudeHookLine); agentwrap
+ * The spool agent hooks report through (Claude Code's, Codex's, Gemini CLI's). A hook only
+ * writes its payload into a file of the launch's private directory, with the shell alone
+ * (spoolHookLine); agentwrap
  * takes each file as it lands and delivers it to its session as one `report`, as
  * `agentwrap report` would. A hook that started Node instead cost 100-170 ms of CPU each time,
  * and SessionStart's ran while Claude Code drew its first screen (E2E.md: hooks on drew it
@@ -12,6 +13,27 @@
  */
 import { readdirSync, readFileSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+
+/** POSIX shell single-quoting. */
+export function shellQuote(word: string): string {
+  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The shell line of one hook: the payload on its stdin written into the launch's report spool,
+ * with the shell alone, and nothing else. Claude Code 2.1.332 does not draw its answer to Enter
+ * (UserPromptSubmit) or its permission dialog (PermissionRequest) until the hook process ends,
+ * `async: true` or not, and Gemini CLI runs every hook synchronously, so the hook must end at
+ * once: `cat` and `mv` take a few milliseconds where starting Node took 100-170 ms of CPU
+ * (400-650 ms of waiting on a loaded 2-core machine). Nothing on stdout (Claude Code adds a
+ * SessionStart or UserPromptSubmit hook's output to the conversation, Gemini CLI parses it as
+ * the hook's decision), nothing on stderr, and exit 0 whatever happens (exit 2 would block the
+ * action in all three).
+ */
+export function spoolHookLine(spoolDir: string, event: string): string {
+  const file = `${shellQuote(spoolDir)}/$$.${event}`;
+  return `{ cat > ${file}.part && mv -f ${file}.part ${file}.json; } >/dev/null 2>&1; exit 0`;
+}
 
 /** A spooled file's name: the hook shell's pid, the event, `.json`. */
 const SPOOLED_NAME = /^\d+\.([A-Za-z][\w-]*)\.json$/;
@@ -91,7 +113,7 @@ export function followSpool(
           await deliver(report).catch((error: unknown) => {
             if (hasWarned) return;
             hasWarned = true;
-            warn(`a Claude Code hook's ${report.event} report did not reach the session: ${error instanceof Error ? error.message : String(error)}`);
+            warn(`a hook's ${report.event} report did not reach the session: ${error instanceof Error ? error.message : String(error)}`);
           });
         }
       } while (isAgainWanted && !isStopped);

@@ -17,21 +17,9 @@
  */
 import { REPORT_CLAIM_TTL_MS, REPORT_MAX_DELIVERY_MS } from '../policy.js';
 import type { ReportAssertion, ReportEffect, ReportEvidence, ReportGrade, ReportedState } from '../types.js';
+import { classifyEvent, isObject, stringAt, type EventClass, type Payload } from './event-classes.js';
 
-/** What an event means, before trust is applied. */
-export type EventClass =
-  /** The agent is about to wait on the operator (permission dialog, question, elicitation). */
-  | 'blocked'
-  /** The agent is working (turn started, tool running, busy status). */
-  | 'working'
-  /** The turn progressed past a dialog (prompt submitted, permission answered). */
-  | 'progress'
-  /** The turn (or the session) ended. */
-  | 'idle'
-  /** The source drops whatever it claims. */
-  | 'release'
-  /** Identity or liveness only (session start, subagent stop, idle reminder). */
-  | 'identity';
+export { classifyEvent, type EventClass } from './event-classes.js';
 
 /**
  * How much an agent's reporter is trusted. `screen-owned`: the agent has a screen pack and its
@@ -51,110 +39,6 @@ export const FULL_LIFECYCLE_AGENTS: readonly string[] = ['opencode'];
 export function trustProfile(sessionAgent: string, hasPack: boolean): TrustProfile {
   if (FULL_LIFECYCLE_AGENTS.includes(sessionAgent)) return 'full-lifecycle';
   return hasPack ? 'screen-owned' : 'full-lifecycle';
-}
-
-type Payload = Readonly<Record<string, unknown>>;
-
-function isObject(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringAt(payload: Payload | undefined, ...path: string[]): string | undefined {
-  let value: unknown = payload;
-  for (const key of path) {
-    if (!isObject(value)) return undefined;
-    value = value[key];
-  }
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** Claude Code hook events (hook_event_name), by what they mean. */
-const CLAUDE_EVENTS: Readonly<Record<string, EventClass>> = {
-  PermissionRequest: 'blocked',
-  Elicitation: 'blocked',
-  UserPromptSubmit: 'progress',
-  PreToolUse: 'progress',
-  PostToolUse: 'progress',
-  PostToolUseFailure: 'progress',
-  PermissionDenied: 'progress',
-  ElicitationResult: 'progress',
-  PreCompact: 'progress',
-  Stop: 'idle',
-  StopFailure: 'idle',
-  SessionEnd: 'idle',
-  // A subagent finishing says nothing about the main turn (it can arrive after Stop).
-  SubagentStart: 'identity',
-  SubagentStop: 'identity',
-  TaskCompleted: 'identity',
-  TeammateIdle: 'identity',
-  SessionStart: 'identity',
-  Setup: 'identity',
-};
-
-/** Claude's Notification hook: only these notification types mean the operator is asked now. */
-const CLAUDE_BLOCKING_NOTIFICATIONS: readonly string[] = ['permission_prompt', 'elicitation_dialog'];
-
-/** Codex `notify` payload types (and the hook names Codex shares with Claude). */
-const CODEX_NOTIFY_TYPES: Readonly<Record<string, EventClass>> = {
-  'agent-turn-complete': 'idle',
-  'approval-requested': 'blocked',
-};
-
-/** OpenCode bus events a plugin forwards. */
-const OPENCODE_EVENTS: Readonly<Record<string, EventClass>> = {
-  'permission.asked': 'blocked',
-  'question.asked': 'blocked',
-  'permission.replied': 'progress',
-  'question.replied': 'progress',
-  'question.rejected': 'progress',
-  'tool.execute.before': 'working',
-  'tool.execute.after': 'working',
-  'session.idle': 'idle',
-  'session.error': 'idle',
-  'session.created': 'identity',
-};
-
-/** Agent-neutral events any reporter may send (custom agents, scripts, `agentwrap report blocked`). */
-const GENERIC_EVENTS: Readonly<Record<string, EventClass>> = {
-  blocked: 'blocked',
-  working: 'working',
-  progress: 'progress',
-  idle: 'idle',
-  stop: 'idle',
-  release: 'release',
-  identity: 'identity',
-  heartbeat: 'identity',
-  'session-start': 'identity',
-};
-
-/**
- * What `event` (with its payload) means for `agent`; undefined when the table does not know it
- * (then the report only refreshes the source's freshness, and explain says so).
- */
-export function classifyEvent(agent: string, event: string, payload: Payload | undefined): EventClass | undefined {
-  if (agent === 'claude' || agent === 'codex') {
-    if (event === 'Notification') {
-      const type = stringAt(payload, 'notification_type');
-      return type !== undefined && CLAUDE_BLOCKING_NOTIFICATIONS.includes(type) ? 'blocked' : 'identity';
-    }
-    if (agent === 'codex' && event === 'notify') {
-      const type = stringAt(payload, 'type');
-      return type === undefined ? 'identity' : (CODEX_NOTIFY_TYPES[type] ?? 'identity');
-    }
-    const native = CLAUDE_EVENTS[event] ?? (agent === 'codex' ? CODEX_NOTIFY_TYPES[event] : undefined);
-    if (native !== undefined) return native;
-  }
-  if (agent === 'opencode') {
-    if (event === 'session.status') {
-      const type = stringAt(payload, 'properties', 'status', 'type') ?? stringAt(payload, 'status', 'type') ?? stringAt(payload, 'status');
-      if (type === 'idle') return 'idle';
-      if (type === 'busy' || type === 'retry') return 'working';
-      return 'identity';
-    }
-    const native = OPENCODE_EVENTS[event];
-    if (native !== undefined) return native;
-  }
-  return GENERIC_EVENTS[event];
 }
 
 /** What one event does to its source's claim, given the session's trust profile. */

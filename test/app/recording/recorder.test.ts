@@ -152,7 +152,7 @@ describe('createRecorder', () => {
  * The child records numbered events until it is killed.
  */
 async function buildChild(outDir: string): Promise<string> {
-  for (const file of ['src/app/recording/recorder.ts', 'src/core/recordings/recording.ts', 'src/core/recordings/recorded-evidence.ts', 'src/core/detector/gating.ts', 'src/core/detector/operator-input.ts', 'src/core/policy.ts', 'src/core/input-bounds.ts', 'src/adapters/clock.ts']) {
+  for (const file of ['src/app/recording/recorder.ts', 'src/core/recordings/recording.ts', 'src/core/recordings/recorded-evidence.ts', 'src/core/detector/gating.ts', 'src/core/detector/event-classes.ts', 'src/core/detector/operator-input.ts', 'src/core/policy.ts', 'src/core/input-bounds.ts', 'src/adapters/clock.ts']) {
     const result = await transformWithOxc(read(join(ROOT, file)), file, { lang: 'ts' });
     const out = join(outDir, file.replace(/\.ts$/, '.js'));
     mkdirSync(dirname(out), { recursive: true });

@@ -147,48 +147,6 @@ describe('claude: a --settings file of async hooks for this run only', () => {
   });
 });
 
-describe('codex: a notify override for this run only', () => {
-  it('prepends -c notify=[…] whose last word is --json (Codex appends the event JSON)', async () => {
-    const result = await plan('codex', ['--no-daemon']);
-
-    expect(result.installed).toBe(true);
-    expect(result.args).toEqual([
-      '-c',
-      'notify=["/usr/bin/node","/opt/agent wrap/main.js","report","notify","--agent","codex","--source","codex-notify","--json"]',
-      '--no-daemon',
-    ]);
-  });
-
-  it('keeps the user\'s own notify program: nothing installed when config.toml sets one', async () => {
-    mkdirSync(join(tmp, 'codex-home'));
-    writeFileSync(join(tmp, 'codex-home', 'config.toml'), 'notify = ["notify-send", "codex"]\nmodel = "o3"\n');
-
-    const result = await plan('codex', []);
-
-    expect(result).toMatchObject({ installed: false, args: [] });
-    expect(result.note).toMatch(/your own notify/);
-  });
-
-  it('adds its notify beside a config.toml that sets none, at the top or in a table', async () => {
-    mkdirSync(join(tmp, 'codex-home'));
-    writeFileSync(join(tmp, 'codex-home', 'config.toml'), 'model = "o3"\n[tui]\nnotifications = true\n[profiles.quiet]\nnotify = ["true"]\n');
-
-    expect((await plan('codex', [])).installed).toBe(true);
-  });
-
-  it('keeps a quoted top-level "notify" key too', async () => {
-    mkdirSync(join(tmp, 'codex-home'));
-    writeFileSync(join(tmp, 'codex-home', 'config.toml'), '  "notify" = ["say"]\n');
-
-    expect((await plan('codex', [])).installed).toBe(false);
-  });
-
-  it('keeps a notify given with -c on the command line, and skips subcommands', async () => {
-    expect((await plan('codex', ['-c', 'notify=["x"]'])).installed).toBe(false);
-    expect((await plan('codex', ['login'])).installed).toBe(false);
-  });
-});
-
 describe('opencode: nothing added; the server the user starts is followed', () => {
   /** Every file under a directory (relative paths). */
   function filesUnder(dir: string): string[] {
@@ -269,8 +227,8 @@ describe('a pack named for another program', () => {
 
 describe('other agents', () => {
   it('get nothing (screens and /proc only)', async () => {
-    expect((await plan('gemini', [])).installed).toBe(false);
     expect((await plan('/usr/local/bin/amp', [])).installed).toBe(false);
+    expect((await plan('copilot', [])).installed).toBe(false);
   });
 
   it('shellQuote leaves plain words alone and single-quotes the rest', async () => {

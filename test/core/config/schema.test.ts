@@ -58,7 +58,7 @@ claude = true
     ['record_dir = "/r"\nrecord_keep = 0', `${PATH}:2: record_keep must be a positive integer (recordings kept), got an integer 0`],
     ['record_keep = 5', `${PATH}:1: record_keep without record_dir does nothing (set record_dir too)`],
     ['hooks = true', `${PATH}:1: hooks must be a table of agent = true|false ([hooks] claude = false), got a boolean`],
-    ['[hooks]\ngemini = false', `${PATH}:2: [hooks] names "gemini", which has no reporter hooks (agentwrap has hooks for claude, codex, opencode)`],
+    ['[hooks]\namp = false', `${PATH}:2: [hooks] names "amp", which has no reporter hooks (agentwrap has hooks for claude, codex, gemini, opencode, qwen)`],
     ['[hooks]\nclaude = "off"', `${PATH}:2: hooks.claude must be true or false, got a string`],
     ['[notify]\nx = 1', `${PATH}:1: notify must be true or false, got a table`],
     ['notify = true\nnotify = false', `${PATH}:2: TOML syntax error at column 1: trying to redefine an already defined value`],

@@ -22,6 +22,7 @@ const CODEX: GateContext = { sessionAgent: 'codex', hasPack: true };
 const OPENCODE: GateContext = { sessionAgent: 'opencode', hasPack: true };
 const CUSTOM: GateContext = { sessionAgent: 'my-agent', hasPack: false };
 const GEMINI: GateContext = { sessionAgent: 'gemini', hasPack: true };
+const QWEN: GateContext = { sessionAgent: 'qwen', hasPack: true };
 
 function report(event: string, overrides: Partial<IncomingReport> & { readonly atMs?: number } = {}): IncomingReport & { readonly atMs?: number } {
   return { event, source: 'hooks', agent: 'claude', seq: undefined, payload: undefined, deliveryMs: undefined, ...overrides };
@@ -55,6 +56,16 @@ describe('the gating table', () => {
     ['a generic idle in a session a pack watches authors no state', GEMINI, report('idle'), 'released', undefined],
     ['a generic blocked in a session a pack watches asserts blocked, blocker grade', GEMINI, report('blocked'), 'asserted', { state: 'blocked', grade: 'blocker' }],
     ['an event the table does not know only refreshes freshness', CLAUDE, report('SomethingNew'), 'dropped-unknown-event', undefined],
+    ['a Codex PermissionRequest hook asserts blocked, blocker grade', CODEX, report('PermissionRequest'), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Codex Stop hook authors no state', CODEX, report('Stop'), 'released', undefined],
+    ['a Gemini ToolPermission Notification asserts blocked, blocker grade', GEMINI, report('Notification', { payload: { notification_type: 'ToolPermission' } }), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Gemini Notification of another type is identity only', GEMINI, report('Notification', { payload: { notification_type: 'Other' } }), 'identity', undefined],
+    ['a Gemini BeforeAgent (turn start) ends the claim and authors no state', GEMINI, report('BeforeAgent'), 'released', undefined],
+    ['a Gemini AfterAgent (turn end) authors no state', GEMINI, report('AfterAgent'), 'released', undefined],
+    ['a Gemini SessionStart is identity only', GEMINI, report('SessionStart'), 'identity', undefined],
+    ['a Qwen Code PermissionRequest hook asserts blocked, blocker grade', QWEN, report('PermissionRequest'), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Qwen Code permission_prompt Notification asserts blocked', QWEN, report('Notification', { payload: { notification_type: 'permission_prompt' } }), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Qwen Code Stop authors no state', QWEN, report('Stop'), 'released', undefined],
   ] as const)('%s', (_sentence, context, incoming, effect, assertion) => {
     const result = gateReport(INITIAL_GATING, incoming, context, 5000);
 
@@ -84,6 +95,15 @@ describe('the gating table', () => {
 
     expect(evidence.assertion).toBeUndefined();
     expect(evidence.lastEffect).toBe('released');
+  });
+
+  it('Gemini progress after a ToolPermission notification (the tool ran) ends the claim; a subagent-free AfterModel too', () => {
+    const permission = report('Notification', { payload: { notification_type: 'ToolPermission' } });
+
+    expect(feed(GEMINI, [permission, report('AfterTool')]).evidence.assertion).toBeUndefined();
+    expect(feed(GEMINI, [permission]).evidence.assertion?.state).toBe('blocked');
+    expect(classifyEvent('gemini', 'AfterModel', undefined)).toBe('progress');
+    expect(classifyEvent('gemini', 'PermissionRequest', undefined)).toBeUndefined();
   });
 
   it('classifies OpenCode retry as working and an unknown status as identity', () => {
