@@ -4,7 +4,7 @@
  * launcher and for `agentwrap doctor`, so what doctor shows is what a launch does.
  */
 // config-values, not config-schema: the launch path must not load the TOML parser (no config file, no parser).
-import { DEFAULT_RECORD_KEEP, type Sourced, type UserConfig } from './values.js';
+import { DEFAULT_RECORD_KEEP, HOOKS_OFF_BY_DEFAULT, type Sourced, type UserConfig } from './values.js';
 
 export type SettingSource =
   | { readonly kind: 'flag'; readonly flag: string }
@@ -67,7 +67,7 @@ export function resolveLaunchSettings(flags: LaunchFlagInput, snapshot: ConfigSn
   const hooks: Setting<boolean> =
     flags.hooks !== undefined
       ? { value: flags.hooks, source: { kind: 'flag', flag: flags.hooks ? '--hooks' : '--no-hooks' } }
-      : (fromConfig(snapshot, config.hooks[agent]) ?? { value: true, source: DEFAULT });
+      : (fromConfig(snapshot, config.hooks[agent]) ?? { value: !HOOKS_OFF_BY_DEFAULT.includes(agent), source: DEFAULT });
   return { notify, onState, hooks, record: resolveRecord(flags, snapshot) };
 }
 

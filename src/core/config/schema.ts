@@ -14,6 +14,7 @@ import { parse, TomlError } from 'smol-toml';
 /** Agents agentwrap installs reporter hooks for (app/reporters/hooks.ts planHooks); `[hooks]` keys. */
 export const HOOK_AGENTS: readonly string[] = ['claude', 'codex', 'gemini', 'opencode', 'qwen'];
 
+
 /** A config file bigger than this is refused, not parsed: a real one is a few lines. */
 export const MAX_CONFIG_BYTES = 64 * 1024;
 

@@ -32,3 +32,11 @@ export const EMPTY_CONFIG: UserConfig = {
   recordKeep: undefined,
   hooks: {},
 };
+
+/**
+ * Agents whose hooks are off unless asked for (`[hooks] gemini = true`, `--hooks`): Gemini CLI
+ * (and Qwen Code, its fork) draws "Executing Hook: agentwrap" in its status row for every hook
+ * run, for seconds, and a wrapper must not change what the agent draws. Its screen rules and
+ * the OSC evidence decide without them (docs/reporter.md).
+ */
+export const HOOKS_OFF_BY_DEFAULT: readonly string[] = ['gemini', 'qwen'];

@@ -38,6 +38,13 @@ describe('resolveLaunchSettings', () => {
     expect(settings.record).toEqual({ value: { kind: 'dir', dir: '/h/rec', keep: 7 }, source: { kind: 'config', path: PATH, line: 3 } });
   });
 
+  it('hooks are off by default for Gemini CLI and Qwen Code, whose hooks show on their screen, and on for the others', () => {
+    const none = { ...FULL, config: { ...FULL.config, hooks: {} } };
+
+    expect(['claude', 'codex', 'opencode', 'gemini', 'qwen'].map((agent) => resolveLaunchSettings(NO_FLAGS, none, agent).hooks.value)).toEqual([true, true, true, false, false]);
+    expect(resolveLaunchSettings({ ...NO_FLAGS, hooks: true }, none, 'gemini').hooks).toEqual({ value: true, source: { kind: 'flag', flag: '--hooks' } });
+  });
+
   it('hooks in the config apply only to the agent they name', () => {
     expect(resolveLaunchSettings(NO_FLAGS, FULL, 'codex').hooks).toEqual({ value: true, source: { kind: 'default' } });
   });
