@@ -18,4 +18,5 @@ export { isSafeHost } from '../adapters/ssh.js';
 export { jumpToPane } from '../adapters/tmux.js';
 export { runSsh } from '../adapters/ssh.js';
 export { writeFileAtomicSync } from '../adapters/fs-atomic.js';
+export { describeReadFailure, readRegularTextFileSync } from '../adapters/bounded-file.js';
 export { detachHungUpStdio, isHungUpTerminal } from '../adapters/terminal/hangup.js';

@@ -73,5 +73,9 @@ export const REMOTE_EVENT_LINE_MAX_CHARS = 64 * KIB;
 
 // ── files at well-known paths ────────────────────────────────────────────────────────────────
 
-/** Largest config.toml read: the whole schema written out is ~2 KB. */
+/** Largest config.toml read: the whole schema written out is ~2 KB. The same for the agents' own
+ * config and settings files agentwrap reads (Codex's config.toml, a Claude `--settings` file). */
 export const CONFIG_FILE_MAX_BYTES = 1 * MIB;
+
+/** Largest screen file `status explain --file` reads: a 500×300 screen of 4-byte characters is 600 KB. */
+export const SCREEN_FILE_MAX_BYTES = 4 * MIB;

@@ -63,6 +63,41 @@ describe('config.toml that is not a small regular file', () => {
   });
 });
 
+describe('the agents\' own config files and a screen file that are FIFOs', () => {
+  it('a FIFO at ~/.codex/config.toml does not hang the launch: no notify of the user\'s is assumed', async () => {
+    const codexHome = join(dir, 'codex-home');
+    mkdirSync(codexHome, { recursive: true });
+    execFileSync('mkfifo', [join(codexHome, 'config.toml')]);
+    const { codexUserNotify } = await import('../../src/app/reporters/codex-hooks.js');
+
+    const started = Date.now();
+    expect(await codexUserNotify({ CODEX_HOME: codexHome })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a FIFO given to claude --settings leaves hooks off with the reason, and does not hang', async () => {
+    const settings = join(dir, 'settings.json');
+    execFileSync('mkfifo', [settings]);
+    const { planHooks } = await import('../../src/app/reporters/hooks.js');
+
+    const plan = await planHooks({ agent: 'claude', args: ['--settings', settings], env: { HOME: join(dir, 'home') }, tmpRoot: dir });
+
+    expect(plan.note).toBe(`no reporter hooks for claude: --settings ${settings}: is a FIFO, not a regular file; not read`);
+    expect(plan.args).toEqual(['--settings', settings]);
+  });
+
+  it('status explain --file on a FIFO ends at once and names it', async () => {
+    const screen = join(dir, 'screen.txt');
+    execFileSync('mkfifo', [screen]);
+
+    const run = await runCliBounded(['status', 'explain', '--file', screen, '--agent', 'claude'], { env });
+
+    expect(boundsOf(run)).toEqual(WITHIN_BOUNDS);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(`agentwrap: screen file ${screen}: is a FIFO, not a regular file; not read\n`);
+  });
+});
+
 describe('a pack file that is a FIFO', () => {
   it('is skipped with its reason; the bundled packs stay live and the command ends', async () => {
     const packs = join(configDir, 'packs');

@@ -16,7 +16,8 @@
  *   release) costs the reports, never the agent.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readRegularTextFileSync } from '../../adapters/bounded-file.js';
+import { CONFIG_FILE_MAX_BYTES } from '../../core/input-bounds.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { spoolHookLine } from './hook-spool.js';
@@ -56,7 +57,8 @@ export async function codexUserNotify(env: NodeJS.ProcessEnv, home: string = hom
   const codexHome = env['CODEX_HOME'] !== undefined && env['CODEX_HOME'] !== '' ? env['CODEX_HOME'] : join(home, '.codex');
   let text: string;
   try {
-    text = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+    // Regular files only, without blocking (a FIFO planted there must not hang the launch), capped.
+    text = readRegularTextFileSync(join(codexHome, 'config.toml'), CONFIG_FILE_MAX_BYTES);
   } catch (error) {
     // No config file (or unreadable): there is no notify of the user's to keep.
     void error;

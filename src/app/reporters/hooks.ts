@@ -21,7 +21,9 @@
  *   server (`--port N`), agentwrap follows that server's `/event` stream (opencode-events.ts:
  *   full-lifecycle, authoritative below screen blockers).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { describeReadFailure, readRegularTextFileSync } from '../../adapters/bounded-file.js';
+import { CONFIG_FILE_MAX_BYTES } from '../../core/input-bounds.js';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLI_MAIN_PATH } from '../../adapters/paths.js';
@@ -145,7 +147,12 @@ function planClaude(input: HookPlanInput, root: string): HookPlan {
     const arg = args[at] ?? '';
     const value = arg === '--settings' ? args[at + 1] : arg.slice('--settings='.length);
     if (value === undefined) return nothing('claude', input.args, undefined);
-    const text = value.trimStart().startsWith('{') ? value : readFileSync(value, 'utf8');
+    let text: string;
+    try {
+      text = value.trimStart().startsWith('{') ? value : readRegularTextFileSync(value, CONFIG_FILE_MAX_BYTES);
+    } catch (error) {
+      return nothing('claude', input.args, `no reporter hooks for claude: --settings ${value}: ${describeReadFailure(error)}`);
+    }
     const parsed: unknown = JSON.parse(text);
     if (!isObject(parsed)) return nothing('claude', input.args, 'no reporter hooks for claude: --settings is not a JSON object');
     userSettings = parsed;

@@ -4,9 +4,9 @@
  * viewport rows; fixture header lines are stripped) and shows the winner and every rule.
  * `status explain <session>` asks the live session over its control socket (session-explain.ts).
  */
-import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { detectAgentVersion, type AgentVersion } from '../../../app/platform.js';
+import { describeReadFailure, detectAgentVersion, readRegularTextFileSync, type AgentVersion } from '../../../app/platform.js';
+import { SCREEN_FILE_MAX_BYTES } from '../../../core/input-bounds.js';
 import { loadDefaultRegistry, loadPackFile, type LoadedPack } from '../../../app/pack-registry.js';
 import { explainPack } from '../../../core/packs/evaluate.js';
 import { fixtureInput, parseFixture } from '../../../core/packs/fixture.js';
@@ -91,9 +91,9 @@ export async function main(args: readonly string[]): Promise<number> {
 
   let text: string;
   try {
-    text = readFileSync(opts.file, 'utf8');
+    text = readRegularTextFileSync(opts.file, SCREEN_FILE_MAX_BYTES);
   } catch (error) {
-    throw new CliError(`cannot read screen file ${opts.file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new CliError(`screen file ${opts.file}: ${describeReadFailure(error)}`, { cause: error });
   }
   const fixture = parseFixture(text);
 
