@@ -69,6 +69,8 @@ export interface RelayBatch {
   readonly chunkOffsets: readonly number[];
   /** …and how long before this drain it was read, so JS can stamp it with its own clock. */
   readonly chunkAgesMs: readonly number[];
+  /** What the OSC 7501 filter found so far (terminal/program-status.ts STATUS_* bits); absent from older builds. */
+  readonly programStatus?: number;
 }
 
 interface NativeRelayModule {
@@ -89,6 +91,13 @@ interface NativeRelayModule {
   /** The mode tracker alone, for comparing it with ModeTracker. */
   trackerCreate(): unknown;
   trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
+  /** agentwrap's own OSC 7501 probe to the terminal (its reply is kept from the agent); absent from older builds. */
+  probeOuter?(handle: unknown): boolean;
+  /** The OSC 7501 filter alone, for comparing it with ProgramStatusFilter. */
+  statusCreate?(): unknown;
+  statusOutput?(handle: unknown, data: Buffer): { pass: Buffer; answers: number; bits: number };
+  statusInput?(handle: unknown, data: Buffer): { pass: Buffer; answers: number; bits: number };
+  statusOwnProbe?(handle: unknown): void;
   /** `stty -opost` on fd as one ioctl; absent from an addon built before it existed. */
   outputRaw?(fd: number): boolean;
   /** `stty -g` of fd by one tcgetattr (Linux; null elsewhere or not a terminal); absent from older builds. */
@@ -135,6 +144,8 @@ export interface RelayOptions {
 export interface PassthroughRelay {
   /** Queues bytes for the terminal, written between two output chunks; false once stopped. */
   writeOut(data: Buffer | string): boolean;
+  /** agentwrap's own OSC 7501 probe to the terminal, between output chunks; false once stopped or unsupported. */
+  probeOuter(): boolean;
   /** Asks the thread to finish: it writes what it already read, then exits (its last batch says `stopped`). */
   stop(): void;
 }
@@ -193,6 +204,10 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     writeOut(data) {
       if (isStopped) return false;
       return module.writeOut(handle, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    },
+    probeOuter() {
+      if (isStopped || module.probeOuter === undefined) return false;
+      return module.probeOuter(handle);
     },
     stop() {
       if (!isStopped) module.stop(handle);

@@ -72,6 +72,15 @@ export interface PtyProcess {
    * when it is not running (then the caller writes itself).
    */
   writeTerminal(data: Buffer | string): boolean;
+  /**
+   * With the native relay, what its OSC 7501 filter found (terminal/program-status.ts STATUS_*
+   * bits) as of the last batch; undefined without it (then the caller filters: launch/).
+   */
+  programStatus(): number | undefined;
+  /** Fires when those findings change (native relay only). */
+  onProgramStatus(listener: (bits: number) => void): () => void;
+  /** agentwrap's own OSC 7501 probe through the native relay; false when it is not running. */
+  probeOuter(): boolean;
   /** Resolves after the child exited and its last byte of output was delivered to onData. */
   readonly exited: Promise<PtyExit>;
   write(data: Buffer | string): void;

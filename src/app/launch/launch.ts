@@ -25,6 +25,7 @@ import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type 
 import { treeCpuRate } from '../../adapters/process/probe.js';
 import { FirstScreenWatch } from './first-screen.js';
 import { GuardianUpdates } from './guardian-updates.js';
+import { programStatusPath } from './program-status.js';
 import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './signals.js';
 import { LaunchTaps } from './taps.js';
 
@@ -88,6 +89,16 @@ export interface LaunchedSession {
   kill(signal?: NodeJS.Signals): void;
   /** Writes to the user's terminal between the agent's output chunks (notifications). */
   writeTerminal(data: string): void;
+  /**
+   * What the passthrough found out about OSC 7501 program status (STATUS_* bits of
+   * adapters/terminal/program-status.ts): whether the user's terminal answered a 7501 probe,
+   * whether the agent probed (and agentwrap answered it), whether the agent's own 7501 reached
+   * the terminal.
+   */
+  programStatus(): number;
+  onProgramStatus(listener: (bits: number) => void): () => void;
+  /** agentwrap's own 7501 probe to the user's terminal; its reply is kept from the agent. */
+  probeOuter(): void;
   /** 'native' when the relay thread carries the bytes, else the event loop does. */
   readonly passthrough: Passthrough;
   /** Why the native relay is not in use (absent when it is). */
@@ -140,11 +151,12 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
   const firstScreen = new FirstScreenWatch(treeCpuRate(pty.pid));
+  const programStatus = programStatusPath(pty, terminal);
   const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done()];
 
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
-      if (!isRelayed) terminal.write(chunk);
+      if (!isRelayed) programStatus.relayOutput(chunk);
       // The relay thread drops output a hung-up terminal refuses; a look per batch (two
       // isatty calls) turns that into the hangup's ending (onGone above).
       else terminal.isGone?.();
@@ -158,7 +170,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
           firstScreen.noteInput(chunk);
           taps.sendInput(chunk);
         })
-      : terminal.onInput((chunk) => {
+      : terminal.onInput((input) => {
+          const chunk = programStatus.filterInput(input);
+          if (chunk.length === 0) return;
           pty.write(chunk);
           firstScreen.noteInput(chunk);
           taps.sendInput(chunk);
@@ -191,6 +205,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     process.removeListener('exit', onProcessExit);
     for (const dispose of disposers.splice(0)) dispose();
     signals.dispose();
+    programStatus.finish();
     // A second hangup signal (the shell's SIGHUP after the kernel's, or a SIGTERM) must not kill
     // agentwrap while the session removes its record: it is ending anyway.
     if (options.forwardSignals ?? true) ignoreSignalsWhileEnding();
@@ -220,6 +235,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     writeTerminal(data) {
       if (!pty.writeTerminal(data)) terminal.write(data);
     },
+    programStatus: () => programStatus.bits(),
+    onProgramStatus: (listener) => programStatus.onChange(listener),
+    probeOuter: () => programStatus.probeOuter(),
     passthrough: pty.passthrough,
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
