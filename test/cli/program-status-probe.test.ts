@@ -100,3 +100,34 @@ describe('the 7501 probe behind a terminal that answers it', () => {
     expect(output).toContain('\x1b]7501;state=idle:app=probe-agent\x07');
   });
 });
+
+describe("agentwrap's own 7501 for an agent that does not probe (the demo)", () => {
+  it.each(RELAYS)('probes the terminal once, and says the states to a terminal that answered, with %s', async (_name, relayEnv) => {
+    const dir = scratch();
+    const outer = openOuterTerminal(
+      `env ${relayEnv} AGENT_STATUS_DIR=${shellQuote(join(dir, 'state'))} AGENTWRAP_DEMO_SPEED=4 ${shellQuote(process.execPath)} ${shellQuote(CLI)} demo; echo END`,
+    );
+    cleanups.push(() => outer.pty.kill());
+    let seen = '';
+    let probes = 0;
+    outer.pty.onData((data: string | Buffer) => {
+      seen += typeof data === 'string' ? data : data.toString('latin1');
+      const count = seen.split('\x1b]7501;?\x07').length - 1;
+      for (; probes < count; probes++) outer.pty.write('\x1b]7501;?1\x1b\\');
+    });
+
+    await outer.waitFor('\x1b]7501;state=idle:app=demo\x1b\\');
+    outer.pty.write('hello');
+    await outer.waitFor('hello');
+    outer.pty.write('\r');
+    await outer.waitFor('\x1b]7501;state=working:app=demo\x1b\\');
+    await outer.waitFor('\x1b]7501;state=done:app=demo\x1b\\');
+    outer.pty.write('/exit\r');
+    await outer.waitFor('END');
+
+    expect(probes).toBe(1);
+    // The reply went to agentwrap, not to the demo's prompt.
+    expect(seen).not.toContain('7501;?1');
+    expect(seen).toContain('\x1b]7501;state=clear:app=demo\x1b\\');
+  });
+});

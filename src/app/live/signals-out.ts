@@ -52,7 +52,7 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   const pane = options.tmux === undefined ? undefined : new PaneOptions(options.tmux, options.env, options.warn);
   const isProgressShown = showsProgress(options.env);
   let current: { state: AgentState; sinceMs: number } | undefined;
-  let saidStatus: AgentState | 'clear' | undefined;
+  let saidStatus: Exclude<AgentState, 'unknown'> | 'clear' | undefined;
   let saidProgress: string | undefined;
 
   const write = (data: string): void => {
@@ -64,9 +64,11 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   };
   const tellTerminal = (state: AgentState | 'clear'): void => {
     const bits = launched.programStatus();
-    if ((bits & STATUS_OUTER_UNDERSTANDS) !== 0 && (bits & STATUS_AGENT_SPOKE) === 0 && state !== saidStatus) {
-      saidStatus = state;
-      write(programStatusSequence(state, options.sourceCli));
+    // No reliable evidence says nothing: the terminal's status is cleared.
+    const status = state === 'unknown' ? 'clear' : state;
+    if ((bits & STATUS_OUTER_UNDERSTANDS) !== 0 && (bits & STATUS_AGENT_SPOKE) === 0 && status !== saidStatus) {
+      saidStatus = status;
+      write(programStatusSequence(status, options.sourceCli));
     }
     if (isProgressShown && !options.agentSendsProgress()) {
       const progress = progressSequence(state);
