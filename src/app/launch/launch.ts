@@ -132,17 +132,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // a "\r\n" the agent writes meanwhile goes out as "\r\r\n", which looks the same.
   const releaseHeldSignals = (options.forwardSignals ?? true) ? holdSignalsDuringLaunch() : () => undefined;
   const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
-  const pty: PtyProcess = spawnPty({
-    file: options.file,
-    args: options.args,
-    cols: size.cols,
-    rows: size.rows,
-    env: childEnvironment(userEnv, options.extraEnv),
-    cwd: childCwd(userEnv, process.cwd()),
-    ...(terminal.fds === undefined
-      ? {}
-      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false } }),
-  });
+  const pty = spawnAgent(options, terminal, size, userEnv);
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
   const taps = new LaunchTaps(options.lossless ?? false, warn);
@@ -152,7 +142,13 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
   const firstScreen = new FirstScreenWatch(treeCpuRate(pty.pid));
   const programStatus = programStatusPath(pty, terminal);
-  const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done()];
+  // Last, programStatus.finish: at the exit, output it still withheld goes out.
+  const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done(), () => programStatus.finish()];
+  const noteInput = (chunk: Buffer): void => {
+    if (chunk.length === 0) return;
+    firstScreen.noteInput(chunk);
+    taps.sendInput(chunk);
+  };
 
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
@@ -165,18 +161,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
       firstScreen.noteOutput(chunk.length);
       taps.sendOutput(chunk, isFlooding, atMs);
     }),
-    isRelayed
-      ? pty.onInput((chunk) => {
-          firstScreen.noteInput(chunk);
-          taps.sendInput(chunk);
-        })
-      : terminal.onInput((input) => {
-          const chunk = programStatus.filterInput(input);
-          if (chunk.length === 0) return;
-          pty.write(chunk);
-          firstScreen.noteInput(chunk);
-          taps.sendInput(chunk);
-        }),
+    // Keystrokes, after they reached the agent: on the event loop they go there here first
+    // (all but a reply to agentwrap's own 7501 probe: launch/program-status.ts).
+    isRelayed ? pty.onInput(noteInput) : terminal.onInput((input) => noteInput(programStatus.relayInput(input))),
   );
   const applySize = (next: TerminalSize): void => {
     if (next.cols === size.cols && next.rows === size.rows) return;
@@ -205,7 +192,6 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     process.removeListener('exit', onProcessExit);
     for (const dispose of disposers.splice(0)) dispose();
     signals.dispose();
-    programStatus.finish();
     // A second hangup signal (the shell's SIGHUP after the kernel's, or a SIGTERM) must not kill
     // agentwrap while the session removes its record: it is ending anyway.
     if (options.forwardSignals ?? true) ignoreSignalsWhileEnding();
@@ -235,14 +221,27 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     writeTerminal(data) {
       if (!pty.writeTerminal(data)) terminal.write(data);
     },
-    programStatus: () => programStatus.bits(),
-    onProgramStatus: (listener) => programStatus.onChange(listener),
-    probeOuter: () => programStatus.probeOuter(),
+    ...programStatus.view,
     passthrough: pty.passthrough,
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
     firstScreen: firstScreen.drawn,
   };
+}
+
+/** The agent in a PTY the size of the user's terminal, relayed by the native thread where it can be. */
+function spawnAgent(options: LaunchOptions, terminal: OuterTerminal, size: TerminalSize, userEnv: NodeJS.ProcessEnv): PtyProcess {
+  return spawnPty({
+    file: options.file,
+    args: options.args,
+    cols: size.cols,
+    rows: size.rows,
+    env: childEnvironment(userEnv, options.extraEnv),
+    cwd: childCwd(userEnv, process.cwd()),
+    ...(terminal.fds === undefined
+      ? {}
+      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false } }),
+  });
 }
 
 /** A terminal without the two-step raw mode enters it whole, before the spawn. */

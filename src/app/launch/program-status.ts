@@ -8,17 +8,15 @@
 import type { PtyProcess } from '../../adapters/pty/index.js';
 import { PROBE_ANSWER, PROGRAM_STATUS_PROBE, ProgramStatusFilter } from '../../adapters/terminal/program-status.js';
 import type { OuterTerminal } from '../../adapters/terminal/terminal.js';
+import type { LaunchedSession } from './launch.js';
 
 export interface ProgramStatusPath {
   /** Event-loop relay: the agent's output to the terminal (answering a probe first). */
   relayOutput(chunk: Buffer): void;
-  /** Event-loop relay: the user's input for the agent, minus a reply to agentwrap's own probe. */
-  filterInput(chunk: Buffer): Buffer;
-  /** The findings so far (STATUS_* bits). */
-  bits(): number;
-  onChange(listener: (bits: number) => void): () => void;
-  /** agentwrap's own probe to the user's terminal. */
-  probeOuter(): void;
+  /** Event-loop relay: the user's input to the agent, minus a reply to agentwrap's own probe; returns what went. */
+  relayInput(chunk: Buffer): Buffer;
+  /** The launched session's side: the findings (STATUS_* bits), their changes, agentwrap's own probe. */
+  readonly view: Pick<LaunchedSession, 'programStatus' | 'onProgramStatus' | 'probeOuter'>;
   /** Event-loop relay, at the end: output still withheld goes out. */
   finish(): void;
 }
@@ -35,10 +33,8 @@ export function programStatusPath(pty: PtyProcess, terminal: Pick<OuterTerminal,
     });
     return {
       relayOutput: () => undefined,
-      filterInput: (chunk) => chunk,
-      bits: () => pty.programStatus() ?? 0,
-      onChange,
-      probeOuter: () => void pty.probeOuter(),
+      relayInput: (chunk) => chunk,
+      view: { programStatus: () => pty.programStatus() ?? 0, onProgramStatus: onChange, probeOuter: () => void pty.probeOuter() },
       finish: unsubscribe,
     };
   }
@@ -56,16 +52,19 @@ export function programStatusPath(pty: PtyProcess, terminal: Pick<OuterTerminal,
       if (pass.length > 0) terminal.write(pass);
       announce();
     },
-    filterInput(chunk) {
+    relayInput(chunk) {
       const pass = filter.filterInput(chunk);
+      if (pass.length > 0) pty.write(pass);
       announce();
       return pass;
     },
-    bits: () => filter.bits,
-    onChange,
-    probeOuter() {
-      filter.noteOwnProbe();
-      terminal.write(PROGRAM_STATUS_PROBE);
+    view: {
+      programStatus: () => filter.bits,
+      onProgramStatus: onChange,
+      probeOuter() {
+        filter.noteOwnProbe();
+        terminal.write(PROGRAM_STATUS_PROBE);
+      },
     },
     finish() {
       const held = filter.flushOutput();
