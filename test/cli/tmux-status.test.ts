@@ -27,10 +27,19 @@ interface StateEvent {
   readonly to: string;
 }
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const started = Date.now();
@@ -44,6 +53,9 @@ describe.skipIf(!hasTmux)('agent states in the tmux status line (skipped: tmux i
   it('shows every transition of three wrapped agents through pane options, with nothing polling', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwrap-tmux-status-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // The agents end on the server's hangup, taking their records away: the directory goes after them.
+    const wrappers: number[] = [];
+    cleanups.push(() => until(() => !wrappers.some(isAlive), 'the wrapped agents to end'));
     const socket = `so-${process.pid}`;
     const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
     cleanups.push(() => void tmux('kill-server'));
@@ -78,7 +90,7 @@ describe.skipIf(!hasTmux)('agent states in the tmux status line (skipped: tmux i
 
     const events: StateEvent[] = [];
     const watcher: ChildProcess = spawn(process.execPath, [CLI, 'events'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-    cleanups.push(() => watcher.kill());
+    cleanups.push(() => void watcher.kill());
     let pending = '';
     watcher.stdout?.on('data', (data: Buffer) => {
       pending += data.toString('utf8');
@@ -91,8 +103,9 @@ describe.skipIf(!hasTmux)('agent states in the tmux status line (skipped: tmux i
     const sessionsDir = join(stateDir, "sessions");
     const paneOf = new Map<string, string>();
     for (const file of readdirSync(sessionsDir).filter((name) => name.endsWith('.json'))) {
-      const record = JSON.parse(readFileSync(join(sessionsDir, file), 'utf8')) as { tmux?: { pane: string } };
+      const record = JSON.parse(readFileSync(join(sessionsDir, file), 'utf8')) as { tmux?: { pane: string }; wrapper_pid: number };
       if (record.tmux !== undefined) paneOf.set(file.replace(/\.json$/, ''), record.tmux.pane);
+      wrappers.push(record.wrapper_pid);
     }
     expect([...paneOf.values()].sort()).toEqual([...panes].sort());
 
@@ -110,6 +123,8 @@ describe.skipIf(!hasTmux)('agent states in the tmux status line (skipped: tmux i
     expect(tmux('show-options', '-gv', 'status-right').stdout).not.toContain('#(');
 
     // Every announced transition reached the status line; how long after is printed.
+    const announced = (pane: string, state: string) => events.some((event) => event.from !== null && event.to === state && paneOf.get(event.session) === pane);
+    await until(() => announced(first, 'done') && announced(second, 'blocked'), 'the transitions in `agentwrap events`');
     const transitions = events.filter((event) => event.from !== null);
     expect(transitions.map((event) => `${paneOf.get(event.session)} ${event.to}`)).toEqual(
       expect.arrayContaining([`${first} working`, `${first} done`, `${second} working`, `${second} blocked`]),
