@@ -510,8 +510,8 @@ typedef struct {
   modes_t modes; /* fed by the thread; read under the mutex */
   /*
    * OSC 7501 program status (program_status.h): the filter is the thread's alone; its bits are
-   * copied here for drain(), and JS's own probes (probeOuter) are counted in until the thread
-   * takes them, just before it writes them.
+   * copied here for drain(), and JS's own probes (probeOuter) are counted here until the thread
+   * takes them with the bytes of js_out that carry them (write_js_output).
    */
   status_filter_t status;
   int status_bits;
@@ -685,6 +685,10 @@ static void write_js_output(relay_t *relay, int *output_ok) {
   pthread_mutex_lock(&relay->mutex);
   bytes_t queued = relay->js_out;
   relay->js_out = (bytes_t){NULL, 0, 0};
+  /* agentwrap's own 7501 probes among these bytes: counted before they go out, so the reply
+   * that may come back at once is known as theirs. */
+  relay->status.own_pending += relay->own_probe_requests;
+  relay->own_probe_requests = 0;
   pthread_mutex_unlock(&relay->mutex);
   if (queued.len > 0) write_output(relay, queued.data, queued.len, output_ok);
   free(queued.data);
@@ -776,8 +780,6 @@ static void *relay_main(void *arg) {
     pthread_mutex_lock(&relay->mutex);
     int stopping = relay->stop_requested;
     int has_js_output = relay->js_out.len > 0;
-    relay->status.own_pending += relay->own_probe_requests;
-    relay->own_probe_requests = 0;
     int timeout_ms = -1;
     uint64_t notify_at_ns = 0;
     if (relay->has_unnotified_input) {
