@@ -47,6 +47,14 @@ export function showsProgress(env: NodeJS.ProcessEnv): boolean {
   return env['WT_SESSION'] !== undefined || env['ConEmuANSI'] === 'ON' || env['TERM_PROGRAM'] === 'ghostty';
 }
 
+/**
+ * Whether agentwrap may send its own 7501 probe: every terminal that parses OSC ignores one it
+ * does not know, but the Linux console prints the text of an OSC other than its palette ones.
+ */
+export function mayProbe(env: NodeJS.ProcessEnv): boolean {
+  return env['TERM'] !== 'linux' && env['TERM'] !== 'dumb';
+}
+
 export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   const { launched } = options;
   const pane = options.tmux === undefined ? undefined : new PaneOptions(options.tmux, options.env, options.warn);
@@ -90,7 +98,7 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
     if (current !== undefined) tellTerminal(current.state);
   });
   // The agent did not probe by its first screen (agentwrap loads then): ask for it.
-  if ((launched.programStatus() & STATUS_AGENT_PROBED) === 0) launched.probeOuter();
+  if ((launched.programStatus() & STATUS_AGENT_PROBED) === 0 && mayProbe(options.env)) launched.probeOuter();
 
   return {
     async close() {

@@ -69,8 +69,9 @@ describe('signals out to the terminal', () => {
     expect(h.probes()).toBe(1);
   });
 
-  it('does not probe for an agent that probed itself', () => {
+  it('does not probe for an agent that probed itself, nor on the Linux console, which would print it', () => {
     expect(harness({ bits: STATUS_AGENT_PROBED }).probes()).toBe(0);
+    expect(harness({ env: { TERM: 'linux' } }).probes()).toBe(0);
   });
 
   it('says each new state to a terminal that answered, the current one as soon as it answers, and clears at the end', async () => {
