@@ -84,6 +84,7 @@ interface NativeRelayModule {
     tapWindowBytes: number,
     quietNotifyMs: number,
     streamNotifyMs: number,
+    ownProbes?: number,
   ): unknown;
   drain(handle: unknown): RelayBatch;
   writeOut(handle: unknown, data: Buffer): boolean;
@@ -91,8 +92,6 @@ interface NativeRelayModule {
   /** The mode tracker alone, for comparing it with ModeTracker. */
   trackerCreate(): unknown;
   trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
-  /** agentwrap's own OSC 7501 probe to the terminal (its reply is kept from the agent); absent from older builds. */
-  probeOuter?(handle: unknown): boolean;
   /** The OSC 7501 filter alone, for comparing it with ProgramStatusFilter. */
   statusCreate?(): unknown;
   statusOutput?(handle: unknown, data: Buffer): { pass: Buffer; answers: number; bits: number };
@@ -133,6 +132,8 @@ export interface RelayOptions {
   readonly tapMaxBytes?: number;
   /** The newest output kept for the taps when they are not lossless (RELAY_TAP_WINDOW_BYTES). */
   readonly tapWindowBytes?: number;
+  /** agentwrap's own OSC 7501 probes already written to the terminal: their replies are kept from the agent. */
+  readonly ownProbes?: number;
   /**
    * Runs on the main thread whenever there is something to take; never concurrently.
    * `isFlooding`: the batch was taken during a flood, and the next one follows within
@@ -144,8 +145,6 @@ export interface RelayOptions {
 export interface PassthroughRelay {
   /** Queues bytes for the terminal, written between two output chunks; false once stopped. */
   writeOut(data: Buffer | string): boolean;
-  /** agentwrap's own OSC 7501 probe to the terminal, between output chunks; false once stopped or unsupported. */
-  probeOuter(): boolean;
   /** Asks the thread to finish: it writes what it already read, then exits (its last batch says `stopped`). */
   stop(): void;
 }
@@ -199,15 +198,12 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     // included); otherwise JS hears of output on the detector's own schedule.
     options.lossless ? 0 : QUIET_RECHECK_MS,
     options.lossless ? 0 : STREAMING_RECHECK_MS,
+    options.ownProbes ?? 0,
   );
   return {
     writeOut(data) {
       if (isStopped) return false;
       return module.writeOut(handle, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    },
-    probeOuter() {
-      if (isStopped || module.probeOuter === undefined) return false;
-      return module.probeOuter(handle);
     },
     stop() {
       if (!isStopped) module.stop(handle);

@@ -509,13 +509,12 @@ typedef struct {
   int stop_requested;
   modes_t modes; /* fed by the thread; read under the mutex */
   /*
-   * OSC 7501 program status (program_status.h): the filter is the thread's alone; its bits are
-   * copied here for drain(), and JS's own probes (probeOuter) are counted here until the thread
-   * takes them with the bytes of js_out that carry them (write_js_output).
+   * OSC 7501 program status (program_status.h): the filter is the thread's alone (agentwrap's
+   * own probes, written before the start, are counted in by start()); its bits are copied here
+   * for drain().
    */
   status_filter_t status;
   int status_bits;
-  int own_probe_requests;
   /*
    * Output tap window (not lossless): once the taps hold more than twice this, only the newest
    * `tap_window` bytes are kept, so a flood costs the main thread a bounded copy per drain.
@@ -685,10 +684,6 @@ static void write_js_output(relay_t *relay, int *output_ok) {
   pthread_mutex_lock(&relay->mutex);
   bytes_t queued = relay->js_out;
   relay->js_out = (bytes_t){NULL, 0, 0};
-  /* agentwrap's own 7501 probes among these bytes: counted before they go out, so the reply
-   * that may come back at once is known as theirs. */
-  relay->status.own_pending += relay->own_probe_requests;
-  relay->own_probe_requests = 0;
   pthread_mutex_unlock(&relay->mutex);
   if (queued.len > 0) write_output(relay, queued.data, queued.len, output_ok);
   free(queued.data);
@@ -937,8 +932,8 @@ static relay_t *relay_call(napi_env env, napi_callback_info info, size_t argc, n
 
 /* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs) → handle */
 static napi_value start(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
-  napi_value argv[9];
+  size_t argc = 10;
+  napi_value argv[10];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc < 9) {
     napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs)");
@@ -986,6 +981,10 @@ static napi_value start(napi_env env, napi_callback_info info) {
   relay->quiet_notify_ns = quiet_notify_ms < NOTIFY_DELAY_MS ? (uint64_t)NOTIFY_DELAY_MS * 1000000u : (uint64_t)(quiet_notify_ms * 1e6);
   relay->stream_notify_ns = stream_notify_ms < 0 ? 0 : (uint64_t)(stream_notify_ms * 1e6);
   status_init(&relay->status);
+  /* agentwrap's own 7501 probes written to the terminal before the relay started (optional). */
+  int32_t own_probes = 0;
+  if (argc >= 10) napi_get_value_int32(env, argv[9], &own_probes);
+  relay->status.own_pending = own_probes > 0 ? own_probes : 0;
   pthread_mutex_init(&relay->mutex, NULL);
   pthread_cond_init(&relay->drained, NULL);
 
@@ -1134,25 +1133,6 @@ static napi_value write_out(napi_env env, napi_callback_info info) {
   if (accepted && bytes_append(&relay->js_out, data, len) != 0) accepted = 0;
   pthread_mutex_unlock(&relay->mutex);
   if (accepted) (void)!write(relay->wake_write, "w", 1);
-  napi_value result;
-  napi_get_boolean(env, accepted, &result);
-  return result;
-}
-
-/*
- * probeOuter(handle) → false once stopped: agentwrap's own 7501 probe to the terminal, written
- * between two output chunks; the terminal's reply is then kept from the agent.
- */
-static napi_value probe_outer(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  relay_t *relay = relay_call(env, info, 1, argv);
-  if (relay == NULL) return NULL;
-  pthread_mutex_lock(&relay->mutex);
-  int accepted = !relay->stopped && !relay->stop_requested;
-  if (accepted && bytes_append(&relay->js_out, (const unsigned char *)STATUS_PROBE, sizeof STATUS_PROBE - 1) != 0) accepted = 0;
-  if (accepted) relay->own_probe_requests++;
-  pthread_mutex_unlock(&relay->mutex);
-  if (accepted) (void)!write(relay->wake_write, "p", 1);
   napi_value result;
   napi_get_boolean(env, accepted, &result);
   return result;
@@ -1361,7 +1341,6 @@ static napi_value init(napi_env env, napi_value exports) {
       {"stop", NULL, stop, NULL, NULL, NULL, napi_default, NULL},
       {"trackerCreate", NULL, tracker_create, NULL, NULL, NULL, napi_default, NULL},
       {"trackerFeed", NULL, tracker_feed, NULL, NULL, NULL, napi_default, NULL},
-      {"probeOuter", NULL, probe_outer, NULL, NULL, NULL, napi_default, NULL},
       {"statusCreate", NULL, status_create, NULL, NULL, NULL, napi_default, NULL},
       {"statusOutput", NULL, status_output_js, NULL, NULL, NULL, napi_default, NULL},
       {"statusInput", NULL, status_input_js, NULL, NULL, NULL, napi_default, NULL},

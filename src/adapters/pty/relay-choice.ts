@@ -21,8 +21,6 @@ export interface OutputPath {
   programStatus(): number | undefined;
   /** Called when those findings change, after the batch that changed them. */
   readonly programStatusListeners: Set<(bits: number) => void>;
-  /** agentwrap's own OSC 7501 probe through the relay; false when it is not running. */
-  probeOuter(): boolean;
   /** Writes to the user's terminal through the relay; false when it is not running. */
   writeTerminal(data: Buffer | string): boolean;
   /** Ends reading: with the relay, ask its thread to finish (its last batch destroys the socket). */
@@ -97,7 +95,6 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
     tapDroppedBytes: () => tapDroppedBytes,
     programStatus: () => programStatus,
     programStatusListeners,
-    probeOuter: () => relay?.probeOuter() ?? false,
     writeTerminal: (data) => relay?.writeOut(data) ?? false,
     finishReading: () => {
       if (relay !== undefined) relay.stop();

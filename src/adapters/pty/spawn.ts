@@ -92,7 +92,6 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       path.programStatusListeners.add(listener);
       return () => path.programStatusListeners.delete(listener);
     },
-    probeOuter: () => path.probeOuter(),
     exited,
     write(data) {
       // Once reading ended the master fd is closed, and its number may already name another file.

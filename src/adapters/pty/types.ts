@@ -35,6 +35,8 @@ export interface PtySpawnOptions {
     readonly tapMaxBytes?: number;
     /** The newest output kept for onData while it is not draining (RELAY_TAP_WINDOW_BYTES). */
     readonly tapWindowBytes?: number;
+    /** agentwrap's own OSC 7501 probes written to `outFd` before the spawn (their replies are kept from the agent). */
+    readonly ownProbes?: number;
   };
 }
 
@@ -79,8 +81,6 @@ export interface PtyProcess {
   programStatus(): number | undefined;
   /** Fires when those findings change (native relay only). */
   onProgramStatus(listener: (bits: number) => void): () => void;
-  /** agentwrap's own OSC 7501 probe through the native relay; false when it is not running. */
-  probeOuter(): boolean;
   /** Resolves after the child exited and its last byte of output was delivered to onData. */
   readonly exited: Promise<PtyExit>;
   write(data: Buffer | string): void;

@@ -25,7 +25,7 @@ import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type 
 import { treeCpuRate } from '../../adapters/process/probe.js';
 import { FirstScreenWatch } from './first-screen.js';
 import { GuardianUpdates } from './guardian-updates.js';
-import { programStatusPath } from './program-status.js';
+import { probeBeforeSpawn, programStatusPath } from './program-status.js';
 import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './signals.js';
 import { LaunchTaps } from './taps.js';
 
@@ -58,6 +58,11 @@ export interface LaunchOptions {
    * them when they fall far behind, instead of letting them skip (see adapters/relay.ts).
    */
   readonly lossless?: boolean;
+  /**
+   * Send agentwrap's own OSC 7501 probe to the terminal before the agent starts (a live session
+   * then says the agent's state there if it answers: app/live/signals-out.ts). Default false.
+   */
+  readonly probeProgramStatus?: boolean;
 }
 
 export interface LaunchedSession {
@@ -97,8 +102,6 @@ export interface LaunchedSession {
    */
   programStatus(): number;
   onProgramStatus(listener: (bits: number) => void): () => void;
-  /** agentwrap's own 7501 probe to the user's terminal; its reply is kept from the agent. */
-  probeOuter(): void;
   /** 'native' when the relay thread carries the bytes, else the event loop does. */
   readonly passthrough: Passthrough;
   /** Why the native relay is not in use (absent when it is). */
@@ -132,7 +135,8 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // a "\r\n" the agent writes meanwhile goes out as "\r\r\n", which looks the same.
   const releaseHeldSignals = (options.forwardSignals ?? true) ? holdSignalsDuringLaunch() : () => undefined;
   const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
-  const pty = spawnAgent(options, terminal, size, userEnv);
+  const ownProbes = probeBeforeSpawn(options.probeProgramStatus === true, terminal, userEnv);
+  const pty = spawnAgent(options, terminal, size, userEnv, ownProbes);
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
   const taps = new LaunchTaps(options.lossless ?? false, warn);
@@ -141,7 +145,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
   const firstScreen = new FirstScreenWatch(treeCpuRate(pty.pid));
-  const programStatus = programStatusPath(pty, terminal);
+  const programStatus = programStatusPath(pty, terminal, ownProbes);
   // Last, programStatus.finish: at the exit, output it still withheld goes out.
   const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done(), () => programStatus.finish()];
   const noteInput = (chunk: Buffer): void => {
@@ -230,7 +234,7 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
 }
 
 /** The agent in a PTY the size of the user's terminal, relayed by the native thread where it can be. */
-function spawnAgent(options: LaunchOptions, terminal: OuterTerminal, size: TerminalSize, userEnv: NodeJS.ProcessEnv): PtyProcess {
+function spawnAgent(options: LaunchOptions, terminal: OuterTerminal, size: TerminalSize, userEnv: NodeJS.ProcessEnv, ownProbes: number): PtyProcess {
   return spawnPty({
     file: options.file,
     args: options.args,
@@ -240,7 +244,7 @@ function spawnAgent(options: LaunchOptions, terminal: OuterTerminal, size: Termi
     cwd: childCwd(userEnv, process.cwd()),
     ...(terminal.fds === undefined
       ? {}
-      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false } }),
+      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false, ownProbes } }),
   });
 }
 

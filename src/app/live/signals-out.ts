@@ -2,7 +2,7 @@
  * Signals out: each change of the published state told, the moment it is published and without
  * anyone polling, where people look besides the record:
  * - the user's terminal, with OSC 7501 program status, only where the terminal answered a 7501
- *   probe (the agent's, or agentwrap's own, sent here for agents that do not probe) and the
+ *   probe (the agent's, or agentwrap's own, sent before the spawn: launch/program-status.ts) and the
  *   agent does not already send its own there; and OSC 9;4 progress on terminals known to show
  *   it, unless the agent sends its own;
  * - the tmux pane the agent runs in ($TMUX, $TMUX_PANE): pane options @agent_state,
@@ -13,7 +13,7 @@
  * With neither, nothing is written. A failure is one warning; the agent never notices.
  */
 import { runTmux } from '../../adapters/tmux.js';
-import { STATUS_AGENT_PROBED, STATUS_AGENT_SPOKE, STATUS_OUTER_UNDERSTANDS } from '../../adapters/terminal/program-status.js';
+import { STATUS_AGENT_SPOKE, STATUS_OUTER_UNDERSTANDS } from '../../adapters/terminal/program-status.js';
 import { programStatusSequence, progressSequence, tmuxSetArgs, tmuxUnsetArgs } from '../../core/records/outward-signals.js';
 import type { TmuxPane } from '../../core/records/session-record.js';
 import type { AgentState } from '../../core/types.js';
@@ -23,8 +23,14 @@ import type { StateChangeEvent } from '../control/protocol.js';
 /** A tmux call that takes longer is killed: a wedged server must not pile up processes. */
 export const TMUX_SIGNAL_TIMEOUT_MS = 2_000;
 
+/**
+ * What tmux says when the server or the pane is gone (`tmux kill-server`, a closed window): the
+ * session ends with it, and there is nothing left to show a state in, so nothing to warn about.
+ */
+const TMUX_GONE = /no server running|can't find pane|server exited|lost server|error connecting/i;
+
 export interface SignalsOutOptions {
-  readonly launched: Pick<LaunchedSession, 'programStatus' | 'onProgramStatus' | 'probeOuter' | 'writeTerminal'>;
+  readonly launched: Pick<LaunchedSession, 'programStatus' | 'onProgramStatus' | 'writeTerminal'>;
   readonly subscribe: (emit: (event: StateChangeEvent) => void) => () => void;
   readonly sourceCli: string;
   readonly env: NodeJS.ProcessEnv;
@@ -45,14 +51,6 @@ export interface SignalsOut {
  */
 export function showsProgress(env: NodeJS.ProcessEnv): boolean {
   return env['WT_SESSION'] !== undefined || env['ConEmuANSI'] === 'ON' || env['TERM_PROGRAM'] === 'ghostty';
-}
-
-/**
- * Whether agentwrap may send its own 7501 probe: every terminal that parses OSC ignores one it
- * does not know, but the Linux console prints the text of an OSC other than its palette ones.
- */
-export function mayProbe(env: NodeJS.ProcessEnv): boolean {
-  return env['TERM'] !== 'linux' && env['TERM'] !== 'dumb';
 }
 
 export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
@@ -97,8 +95,6 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   const stopWatching = launched.onProgramStatus(() => {
     if (current !== undefined) tellTerminal(current.state);
   });
-  // The agent did not probe by its first screen (agentwrap loads then): ask for it.
-  if ((launched.programStatus() & STATUS_AGENT_PROBED) === 0 && mayProbe(options.env)) launched.probeOuter();
 
   return {
     async close() {
@@ -116,6 +112,7 @@ class PaneOptions {
   private pending: string[] | undefined;
   private running: Promise<void> | undefined;
   private hasWarned = false;
+  private isEnding = false;
 
   constructor(
     private readonly target: TmuxPane,
@@ -127,7 +124,9 @@ class PaneOptions {
     this.enqueue(tmuxSetArgs(this.target.pane, { state, name, sinceMs }));
   }
 
+  /** At the end; a failure then is not worth a warning (the pane is usually going too). */
   async unset(): Promise<void> {
+    this.isEnding = true;
     this.enqueue(tmuxUnsetArgs(this.target.pane));
     while (this.running !== undefined) await this.running;
   }
@@ -143,7 +142,8 @@ class PaneOptions {
       try {
         await runTmux(this.target.socket, args, this.env, TMUX_SIGNAL_TIMEOUT_MS);
       } catch (error) {
-        if (!this.hasWarned) this.warn(`tmux pane options: ${error instanceof Error ? error.message : String(error)}`);
+        const message = error instanceof Error ? error.message : String(error);
+        if (!this.hasWarned && !this.isEnding && !TMUX_GONE.test(message)) this.warn(`tmux pane options: ${message}`);
         this.hasWarned = true;
       }
     }
