@@ -69,6 +69,8 @@ export interface RelayBatch {
   readonly chunkOffsets: readonly number[];
   /** …and how long before this drain it was read, so JS can stamp it with its own clock. */
   readonly chunkAgesMs: readonly number[];
+  /** What the OSC 7501 filter found so far (terminal/program-status.ts STATUS_* bits); absent from older builds. */
+  readonly programStatus?: number;
 }
 
 interface NativeRelayModule {
@@ -82,6 +84,7 @@ interface NativeRelayModule {
     tapWindowBytes: number,
     quietNotifyMs: number,
     streamNotifyMs: number,
+    ownProbes?: number,
   ): unknown;
   drain(handle: unknown): RelayBatch;
   writeOut(handle: unknown, data: Buffer): boolean;
@@ -89,6 +92,11 @@ interface NativeRelayModule {
   /** The mode tracker alone, for comparing it with ModeTracker. */
   trackerCreate(): unknown;
   trackerFeed(handle: unknown, data: Buffer): { revision: number; reset: string };
+  /** The OSC 7501 filter alone, for comparing it with ProgramStatusFilter. */
+  statusCreate?(): unknown;
+  statusOutput?(handle: unknown, data: Buffer): { pass: Buffer; answers: number; bits: number };
+  statusInput?(handle: unknown, data: Buffer): { pass: Buffer; answers: number; bits: number };
+  statusOwnProbe?(handle: unknown): void;
   /** `stty -opost` on fd as one ioctl; absent from an addon built before it existed. */
   outputRaw?(fd: number): boolean;
   /** `stty -g` of fd by one tcgetattr (Linux; null elsewhere or not a terminal); absent from older builds. */
@@ -124,6 +132,8 @@ export interface RelayOptions {
   readonly tapMaxBytes?: number;
   /** The newest output kept for the taps when they are not lossless (RELAY_TAP_WINDOW_BYTES). */
   readonly tapWindowBytes?: number;
+  /** agentwrap's own OSC 7501 probes already written to the terminal: their replies are kept from the agent. */
+  readonly ownProbes?: number;
   /**
    * Runs on the main thread whenever there is something to take; never concurrently.
    * `isFlooding`: the batch was taken during a flood, and the next one follows within
@@ -188,6 +198,7 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     // included); otherwise JS hears of output on the detector's own schedule.
     options.lossless ? 0 : QUIET_RECHECK_MS,
     options.lossless ? 0 : STREAMING_RECHECK_MS,
+    options.ownProbes ?? 0,
   );
   return {
     writeOut(data) {

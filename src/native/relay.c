@@ -46,6 +46,8 @@
 #include <signal.h>
 #include <termios.h>
 
+#include "program_status.h"
+
 /*
  * The mode tracker, a port of ModeTracker in src/adapters/terminal.ts (keep the two in step;
  * test/adapters/relay.test.ts feeds both the same bytes and compares). It runs here because
@@ -507,6 +509,13 @@ typedef struct {
   int stop_requested;
   modes_t modes; /* fed by the thread; read under the mutex */
   /*
+   * OSC 7501 program status (program_status.h): the filter is the thread's alone (agentwrap's
+   * own probes, written before the start, are counted in by start()); its bits are copied here
+   * for drain().
+   */
+  status_filter_t status;
+  int status_bits;
+  /*
    * Output tap window (not lossless): once the taps hold more than twice this, only the newest
    * `tap_window` bytes are kept, so a flood costs the main thread a bounded copy per drain.
    */
@@ -680,11 +689,22 @@ static void write_js_output(relay_t *relay, int *output_ok) {
   free(queued.data);
 }
 
-/* One chunk read from the master: to the terminal first, then the mode tracker, marks and taps. */
-static void relay_output(relay_t *relay, const unsigned char *data, size_t len, int *output_ok) {
-  write_output(relay, data, len, output_ok);
+/*
+ * One chunk read from the master: an answer to the agent's 7501 probe first (before the chunk
+ * that holds its DA1 query reaches the terminal, so the agent hears it before the terminal's DA1
+ * reply), then the chunk to the terminal (without the 7501 output the terminal never asked for),
+ * then the mode tracker, marks and taps, which see the chunk as the agent wrote it.
+ * `filtered` has room for READ_BYTES + STATUS_HELD_MAX.
+ */
+static void relay_output(relay_t *relay, const unsigned char *data, size_t len, unsigned char *filtered, int *output_ok) {
+  size_t pass_len = len;
+  int answers = 0;
+  const unsigned char *pass = status_output(&relay->status, data, len, filtered, &pass_len, &answers) ? filtered : data;
+  for (int k = 0; k < answers; k++) write_all(relay, relay->master_fd, (const unsigned char *)STATUS_PROBE_ANSWER, sizeof STATUS_PROBE_ANSWER - 1, 2000);
+  if (pass_len > 0) write_output(relay, pass, pass_len, output_ok);
   uint64_t read_ns = now_ns();
   pthread_mutex_lock(&relay->mutex);
+  relay->status_bits = relay->status.bits;
   modes_feed(&relay->modes, data, len);
   if (relay->last_output_ns != 0) relay->last_gap_ns = read_ns - relay->last_output_ns;
   relay->last_output_ns = read_ns;
@@ -702,7 +722,7 @@ static void relay_output(relay_t *relay, const unsigned char *data, size_t len, 
  * tail with a terminal that read nothing for 1.5 s across the exit). Bounded by STOP_FLUSH_MS
  * for a background process that keeps writing; never waits for more to arrive.
  */
-static void drain_master_at_stop(relay_t *relay, unsigned char *buffer, int *output_ok) {
+static void drain_master_at_stop(relay_t *relay, unsigned char *buffer, unsigned char *filtered, int *output_ok) {
   uint64_t give_up_at = now_ns() + (uint64_t)STOP_FLUSH_MS * 1000000u;
   while (now_ns() < give_up_at) {
     struct pollfd master = {relay->master_fd, POLLIN, 0};
@@ -712,17 +732,42 @@ static void drain_master_at_stop(relay_t *relay, unsigned char *buffer, int *out
     ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
     if (count < 0 && errno == EINTR) continue;
     if (count <= 0) return; /* EIO (drained, every slave closed), EOF or EAGAIN */
-    relay_output(relay, buffer, (size_t)count, output_ok);
+    relay_output(relay, buffer, (size_t)count, filtered, output_ok);
   }
+}
+
+/*
+ * Keystrokes (and the terminal's replies) to the agent: all of them but a reply to agentwrap's
+ * own 7501 probe. A reply the filter recognised changes the bits JS is told about at once.
+ */
+static void relay_input(relay_t *relay, const unsigned char *data, size_t len, unsigned char *filtered) {
+  size_t pass_len = len;
+  const unsigned char *pass = status_input(&relay->status, data, len, filtered, &pass_len) ? filtered : data;
+  /* The agent not reading its input (EAGAIN for a while) must not stop its output from
+   * flowing: the write gives up after a bounded wait, and the keys are lost as they would
+   * be in a full terminal buffer. */
+  if (pass_len > 0) {
+    write_all(relay, relay->master_fd, pass, pass_len, 2000);
+    tap(relay, &relay->tap_in, pass, pass_len, 0);
+  }
+  pthread_mutex_lock(&relay->mutex);
+  if (relay->status_bits != relay->status.bits) {
+    relay->status_bits = relay->status.bits;
+    relay->has_unnotified = 1;
+    relay->has_unnotified_input = 1;
+  }
+  pthread_mutex_unlock(&relay->mutex);
 }
 
 static void *relay_main(void *arg) {
   relay_t *relay = arg;
   unsigned char *buffer = malloc(READ_BYTES);
+  unsigned char *filtered = malloc(READ_BYTES + STATUS_HELD_MAX);
   unsigned char input[INPUT_BYTES];
+  unsigned char filtered_input[INPUT_BYTES + STATUS_HELD_MAX];
   int output_ok = 1;
   int input_open = relay->in_fd >= 0;
-  int master_open = buffer != NULL;
+  int master_open = buffer != NULL && filtered != NULL;
   /* Reading again without a poll needs a non-blocking master (libuv makes node-pty's so). */
   int reads_per_poll = (fcntl(relay->master_fd, F_GETFL) & O_NONBLOCK) ? READS_PER_POLL : 1;
 
@@ -752,7 +797,7 @@ static void *relay_main(void *arg) {
     }
     pthread_mutex_unlock(&relay->mutex);
     if (stopping) {
-      drain_master_at_stop(relay, buffer, &output_ok);
+      drain_master_at_stop(relay, buffer, filtered, &output_ok);
       break;
     }
     if (has_js_output) write_js_output(relay, &output_ok);
@@ -781,11 +826,7 @@ static void *relay_main(void *arg) {
     if (fds[2].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
       ssize_t count = read(relay->in_fd, input, sizeof input);
       if (count > 0) {
-        /* The agent not reading its input (EAGAIN for a while) must not stop its output from
-         * flowing: the write gives up after a bounded wait, and the keys are lost as they would
-         * be in a full terminal buffer. */
-        write_all(relay, relay->master_fd, input, (size_t)count, 2000);
-        tap(relay, &relay->tap_in, input, (size_t)count, 0);
+        relay_input(relay, input, (size_t)count, filtered_input);
       } else if (count == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
         input_open = 0; /* EOF or a terminal that went away: nothing more to relay that way */
       }
@@ -799,7 +840,7 @@ static void *relay_main(void *arg) {
       ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
       if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (count > 0) {
-        relay_output(relay, buffer, (size_t)count, &output_ok);
+        relay_output(relay, buffer, (size_t)count, filtered, &output_ok);
       } else if (count == 0 || errno != EINTR) {
         /* EIO: every slave fd is closed and the kernel buffer is drained. */
         master_open = 0;
@@ -808,6 +849,12 @@ static void *relay_main(void *arg) {
   }
 
   write_js_output(relay, &output_ok);
+  if (filtered != NULL) {
+    /* A 7501 prefix withheld when the agent ended was not one after all: it goes out. */
+    size_t held = status_flush_output(&relay->status, filtered);
+    if (held > 0) write_output(relay, filtered, held, &output_ok);
+  }
+  free(filtered);
   free(buffer);
   close(relay->master_fd);
   relay->master_fd = -1;
@@ -885,8 +932,8 @@ static relay_t *relay_call(napi_env env, napi_callback_info info, size_t argc, n
 
 /* start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs) → handle */
 static napi_value start(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
-  napi_value argv[9];
+  size_t argc = 10;
+  napi_value argv[10];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc < 9) {
     napi_throw_type_error(env, NULL, "agentwrap relay: start(masterFd, inFd, outFd, tapMaxBytes, lossless, onReady, tapWindowBytes, quietNotifyMs, streamNotifyMs)");
@@ -933,6 +980,11 @@ static napi_value start(napi_env env, napi_callback_info info) {
   relay->tap_window = tap_window <= 0 ? 0 : tap_window < 4096 ? 4096 : (size_t)tap_window;
   relay->quiet_notify_ns = quiet_notify_ms < NOTIFY_DELAY_MS ? (uint64_t)NOTIFY_DELAY_MS * 1000000u : (uint64_t)(quiet_notify_ms * 1e6);
   relay->stream_notify_ns = stream_notify_ms < 0 ? 0 : (uint64_t)(stream_notify_ms * 1e6);
+  status_init(&relay->status);
+  /* agentwrap's own 7501 probes written to the terminal before the relay started (optional). */
+  int32_t own_probes = 0;
+  if (argc >= 10) napi_get_value_int32(env, argv[9], &own_probes);
+  relay->status.own_pending = own_probes > 0 ? own_probes : 0;
   pthread_mutex_init(&relay->mutex, NULL);
   pthread_cond_init(&relay->drained, NULL);
 
@@ -1028,6 +1080,7 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   double dropped = relay->dropped_out;
   relay->dropped_out = 0;
   int stopped = relay->stopped;
+  int status_bits = relay->status_bits;
   double modes_revision = relay->modes.revision;
   char reset[512];
   size_t reset_len = modes_reset_sequence(&relay->modes, reset, sizeof reset);
@@ -1062,6 +1115,8 @@ static napi_value drain(napi_env env, napi_callback_info info) {
   }
   set_property(env, result, "chunkOffsets", offsets);
   set_property(env, result, "chunkAgesMs", ages);
+  napi_create_int32(env, status_bits, &value);
+  set_property(env, result, "programStatus", value);
   return result;
 }
 
@@ -1132,6 +1187,57 @@ static napi_value tracker_feed(napi_env env, napi_callback_info info) {
   napi_create_string_latin1(env, reset, reset_len, &value);
   set_property(env, result, "reset", value);
   return result;
+}
+
+/* statusCreate() → handle: the 7501 filter on its own, for tests against ProgramStatusFilter. */
+static napi_value status_create(napi_env env, napi_callback_info info) {
+  (void)info;
+  status_filter_t *filter = calloc(1, sizeof *filter);
+  status_init(filter);
+  napi_value handle;
+  CHECK(napi_create_external(env, filter, free_modes, NULL, &handle));
+  return handle;
+}
+
+/* statusOutput/statusInput(handle, buffer) → { pass, answers, bits } */
+static napi_value status_feed(napi_env env, napi_callback_info info, int is_input) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  status_filter_t *filter;
+  CHECK(napi_get_value_external(env, argv[0], (void **)&filter));
+  void *data;
+  size_t len;
+  CHECK(napi_get_buffer_info(env, argv[1], &data, &len));
+  unsigned char *out = malloc(len + STATUS_HELD_MAX);
+  if (out == NULL) return NULL;
+  size_t out_len = 0;
+  int answers = 0;
+  int changed = is_input ? status_input(filter, data, len, out, &out_len) : status_output(filter, data, len, out, &out_len, &answers);
+  napi_value result, value;
+  void *copy;
+  CHECK(napi_create_object(env, &result));
+  napi_create_buffer_copy(env, changed ? out_len : len, changed ? out : data, &copy, &value);
+  free(out);
+  set_property(env, result, "pass", value);
+  napi_create_int32(env, answers, &value);
+  set_property(env, result, "answers", value);
+  napi_create_int32(env, filter->bits, &value);
+  set_property(env, result, "bits", value);
+  return result;
+}
+
+static napi_value status_output_js(napi_env env, napi_callback_info info) { return status_feed(env, info, 0); }
+static napi_value status_input_js(napi_env env, napi_callback_info info) { return status_feed(env, info, 1); }
+
+static napi_value status_own_probe_js(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  status_filter_t *filter;
+  CHECK(napi_get_value_external(env, argv[0], (void **)&filter));
+  filter->own_pending++;
+  return NULL;
 }
 
 /*
@@ -1235,6 +1341,10 @@ static napi_value init(napi_env env, napi_value exports) {
       {"stop", NULL, stop, NULL, NULL, NULL, napi_default, NULL},
       {"trackerCreate", NULL, tracker_create, NULL, NULL, NULL, napi_default, NULL},
       {"trackerFeed", NULL, tracker_feed, NULL, NULL, NULL, napi_default, NULL},
+      {"statusCreate", NULL, status_create, NULL, NULL, NULL, napi_default, NULL},
+      {"statusOutput", NULL, status_output_js, NULL, NULL, NULL, napi_default, NULL},
+      {"statusInput", NULL, status_input_js, NULL, NULL, NULL, napi_default, NULL},
+      {"statusOwnProbe", NULL, status_own_probe_js, NULL, NULL, NULL, napi_default, NULL},
       {"outputRaw", NULL, output_raw, NULL, NULL, NULL, napi_default, NULL},
       {"modeSnapshot", NULL, mode_snapshot, NULL, NULL, NULL, napi_default, NULL},
   };

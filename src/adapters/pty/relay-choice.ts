@@ -17,6 +17,10 @@ export interface OutputPath {
   readonly passthroughNote: string | undefined;
   readonly modes: ModeState | undefined;
   tapDroppedBytes(): number;
+  /** The relay's OSC 7501 findings (terminal/program-status.ts bits); undefined without the relay. */
+  programStatus(): number | undefined;
+  /** Called when those findings change, after the batch that changed them. */
+  readonly programStatusListeners: Set<(bits: number) => void>;
   /** Writes to the user's terminal through the relay; false when it is not running. */
   writeTerminal(data: Buffer | string): boolean;
   /** Ends reading: with the relay, ask its thread to finish (its last batch destroys the socket). */
@@ -39,6 +43,8 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
   const { output, tail } = parts;
   const relayModes = { revision: 0, reset: '' };
   let tapDroppedBytes = 0;
+  let programStatus: number | undefined;
+  const programStatusListeners = new Set<(bits: number) => void>();
   const relayLoad = parts.passthrough === undefined ? undefined : loadNativeRelay();
   let relay: PassthroughRelay | undefined;
   if (parts.passthrough !== undefined && relayLoad?.ok === true && parts.masterFd !== undefined) {
@@ -53,6 +59,10 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
       relayModes.reset = batch.modesReset;
       if (batch.output !== undefined) dispatchChunks(output, batch, batch.output, isFlooding, parts.passthrough?.lossless === true);
       if (batch.input !== undefined) for (const listener of parts.inputListeners) listener(batch.input);
+      if (batch.programStatus !== undefined && batch.programStatus !== programStatus) {
+        programStatus = batch.programStatus;
+        for (const listener of programStatusListeners) listener(batch.programStatus);
+      }
       if (batch.stopped) {
         tail.isReadEnded = true;
         relay = undefined;
@@ -60,6 +70,7 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
       }
     };
     relay = startRelay(relayLoad.module, { ...parts.passthrough, masterFd: parts.masterFd, onBatch });
+    programStatus = 0;
   } else {
     parts.term.onData((data: string | Buffer) => {
       // After the decoder removal data is a Buffer; if a future Node ignored that, re-encoding a
@@ -82,6 +93,8 @@ export function startOutputPath(parts: OutputPathParts): OutputPath {
           }
         : undefined,
     tapDroppedBytes: () => tapDroppedBytes,
+    programStatus: () => programStatus,
+    programStatusListeners,
     writeTerminal: (data) => relay?.writeOut(data) ?? false,
     finishReading: () => {
       if (relay !== undefined) relay.stop();

@@ -87,6 +87,11 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
       return () => inputListeners.delete(listener);
     },
     writeTerminal: (data) => path.writeTerminal(data),
+    programStatus: () => path.programStatus(),
+    onProgramStatus(listener) {
+      path.programStatusListeners.add(listener);
+      return () => path.programStatusListeners.delete(listener);
+    },
     exited,
     write(data) {
       // Once reading ended the master fd is closed, and its number may already name another file.

@@ -35,6 +35,8 @@ export interface PtySpawnOptions {
     readonly tapMaxBytes?: number;
     /** The newest output kept for onData while it is not draining (RELAY_TAP_WINDOW_BYTES). */
     readonly tapWindowBytes?: number;
+    /** agentwrap's own OSC 7501 probes written to `outFd` before the spawn (their replies are kept from the agent). */
+    readonly ownProbes?: number;
   };
 }
 
@@ -72,6 +74,13 @@ export interface PtyProcess {
    * when it is not running (then the caller writes itself).
    */
   writeTerminal(data: Buffer | string): boolean;
+  /**
+   * With the native relay, what its OSC 7501 filter found (terminal/program-status.ts STATUS_*
+   * bits) as of the last batch; undefined without it (then the caller filters: launch/).
+   */
+  programStatus(): number | undefined;
+  /** Fires when those findings change (native relay only). */
+  onProgramStatus(listener: (bits: number) => void): () => void;
   /** Resolves after the child exited and its last byte of output was delivered to onData. */
   readonly exited: Promise<PtyExit>;
   write(data: Buffer | string): void;

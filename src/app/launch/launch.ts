@@ -25,6 +25,7 @@ import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type 
 import { treeCpuRate } from '../../adapters/process/probe.js';
 import { FirstScreenWatch } from './first-screen.js';
 import { GuardianUpdates } from './guardian-updates.js';
+import { probeBeforeSpawn, programStatusPath } from './program-status.js';
 import { FORWARDED_SIGNALS, handleSignals, holdSignalsDuringLaunch, ignoreSignalsWhileEnding } from './signals.js';
 import { LaunchTaps } from './taps.js';
 
@@ -57,6 +58,11 @@ export interface LaunchOptions {
    * them when they fall far behind, instead of letting them skip (see adapters/relay.ts).
    */
   readonly lossless?: boolean;
+  /**
+   * Send agentwrap's own OSC 7501 probe to the terminal before the agent starts (a live session
+   * then says the agent's state there if it answers: app/live/signals-out.ts). Default false.
+   */
+  readonly probeProgramStatus?: boolean;
 }
 
 export interface LaunchedSession {
@@ -88,6 +94,14 @@ export interface LaunchedSession {
   kill(signal?: NodeJS.Signals): void;
   /** Writes to the user's terminal between the agent's output chunks (notifications). */
   writeTerminal(data: string): void;
+  /**
+   * What the passthrough found out about OSC 7501 program status (STATUS_* bits of
+   * adapters/terminal/program-status.ts): whether the user's terminal answered a 7501 probe,
+   * whether the agent probed (and agentwrap answered it), whether the agent's own 7501 reached
+   * the terminal.
+   */
+  programStatus(): number;
+  onProgramStatus(listener: (bits: number) => void): () => void;
   /** 'native' when the relay thread carries the bytes, else the event loop does. */
   readonly passthrough: Passthrough;
   /** Why the native relay is not in use (absent when it is). */
@@ -121,17 +135,8 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   // a "\r\n" the agent writes meanwhile goes out as "\r\r\n", which looks the same.
   const releaseHeldSignals = (options.forwardSignals ?? true) ? holdSignalsDuringLaunch() : () => undefined;
   const completeRaw = terminal.enterRawInputFirst?.() ?? enterRawAtOnce(terminal);
-  const pty: PtyProcess = spawnPty({
-    file: options.file,
-    args: options.args,
-    cols: size.cols,
-    rows: size.rows,
-    env: childEnvironment(userEnv, options.extraEnv),
-    cwd: childCwd(userEnv, process.cwd()),
-    ...(terminal.fds === undefined
-      ? {}
-      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false } }),
-  });
+  const ownProbes = probeBeforeSpawn(options.probeProgramStatus === true, terminal, userEnv);
+  const pty = spawnAgent(options, terminal, size, userEnv, ownProbes);
   // With the native relay the bytes already reached their destination when the taps see them.
   const isRelayed = pty.passthrough === 'native';
   const taps = new LaunchTaps(options.lossless ?? false, warn);
@@ -140,11 +145,18 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
   const modes: ModeState = pty.modes ?? (tracker = new ModeTracker());
   const guardian = new GuardianUpdates(modes, terminal.setCrashReset?.bind(terminal));
   const firstScreen = new FirstScreenWatch(treeCpuRate(pty.pid));
-  const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done()];
+  const programStatus = programStatusPath(pty, terminal, ownProbes);
+  // Last, programStatus.finish: at the exit, output it still withheld goes out.
+  const disposers: Array<() => void> = [() => guardian.dispose(), () => firstScreen.done(), () => programStatus.finish()];
+  const noteInput = (chunk: Buffer): void => {
+    if (chunk.length === 0) return;
+    firstScreen.noteInput(chunk);
+    taps.sendInput(chunk);
+  };
 
   disposers.push(
     pty.onData((chunk, isFlooding, atMs) => {
-      if (!isRelayed) terminal.write(chunk);
+      if (!isRelayed) programStatus.relayOutput(chunk);
       // The relay thread drops output a hung-up terminal refuses; a look per batch (two
       // isatty calls) turns that into the hangup's ending (onGone above).
       else terminal.isGone?.();
@@ -153,16 +165,9 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
       firstScreen.noteOutput(chunk.length);
       taps.sendOutput(chunk, isFlooding, atMs);
     }),
-    isRelayed
-      ? pty.onInput((chunk) => {
-          firstScreen.noteInput(chunk);
-          taps.sendInput(chunk);
-        })
-      : terminal.onInput((chunk) => {
-          pty.write(chunk);
-          firstScreen.noteInput(chunk);
-          taps.sendInput(chunk);
-        }),
+    // Keystrokes, after they reached the agent: on the event loop they go there here first
+    // (all but a reply to agentwrap's own 7501 probe: launch/program-status.ts).
+    isRelayed ? pty.onInput(noteInput) : terminal.onInput((input) => noteInput(programStatus.relayInput(input))),
   );
   const applySize = (next: TerminalSize): void => {
     if (next.cols === size.cols && next.rows === size.rows) return;
@@ -220,11 +225,27 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     writeTerminal(data) {
       if (!pty.writeTerminal(data)) terminal.write(data);
     },
+    ...programStatus.view,
     passthrough: pty.passthrough,
     passthroughNote: pty.passthroughNote,
     tapDroppedBytes: () => pty.tapDroppedBytes(),
     firstScreen: firstScreen.drawn,
   };
+}
+
+/** The agent in a PTY the size of the user's terminal, relayed by the native thread where it can be. */
+function spawnAgent(options: LaunchOptions, terminal: OuterTerminal, size: TerminalSize, userEnv: NodeJS.ProcessEnv, ownProbes: number): PtyProcess {
+  return spawnPty({
+    file: options.file,
+    args: options.args,
+    cols: size.cols,
+    rows: size.rows,
+    env: childEnvironment(userEnv, options.extraEnv),
+    cwd: childCwd(userEnv, process.cwd()),
+    ...(terminal.fds === undefined
+      ? {}
+      : { passthrough: { inFd: terminal.fds.input, outFd: terminal.fds.output, lossless: options.lossless ?? false, ownProbes } }),
+  });
 }
 
 /** A terminal without the two-step raw mode enters it whole, before the spawn. */

@@ -10,6 +10,7 @@
  *   control-handlers.ts what the control socket answers
  *   metadata-expiry.ts  republish when reported metadata runs out
  *   publishing.ts       control socket + store + first record
+ *   signals-out.ts      the state to the terminal (OSC 7501, 9;4) and the tmux pane's options
  *   shutdown.ts         the order things close in after the agent exited
  *
  * Passthrough never waits on any of this. Everything here hangs off taps that run after the
@@ -38,6 +39,7 @@ import { Publisher } from './publisher.js';
 import { startPublishing } from './publishing.js';
 import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
+import { startSignalsOut } from './signals-out.js';
 import { TickLoop } from './tick-loop.js';
 import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
@@ -129,6 +131,16 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     onWarning: warn,
     onChange: (state, entry) => publisher.onChange(state, entry),
   });
+  let agentSendsProgress = false;
+  const signalsOut = startSignalsOut({
+    launched,
+    subscribe: (emit) => publisher.subscribe(emit),
+    sourceCli,
+    env: options.env,
+    tmux: identity.tmux,
+    agentSendsProgress: () => (agentSendsProgress ||= screen.evidence().progress !== undefined),
+    warn,
+  });
   // The `screen` control stream (status --watch's preview) looks for a changed viewport after each evaluation.
   const screenFeed = createScreenFeed(() => screen.view());
   const loop = new TickLoop(
@@ -205,7 +217,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       ? Promise.resolve(undefined)
       : startPublishing({ stateRoot: resolveStateRoot(options.env), key, env: options.env, clock, controlPath: options.controlPath, earlyControl: options.earlyControl, handlers, publisher, state: () => detector.state, warn });
 
-  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording });
+  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording, signalsOut });
   return { key, detector, closed };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The order a live session closes in once the agent exited: stop the taps and timers, let the
  * mirror finish parsing, publish the final state (process exit outranks everything), then take
- * the record away (a record must not outlive its agent), then the socket, the recording, the
- * mirror.
+ * the record away (a record must not outlive its agent) and the signals out (the tmux pane's
+ * options, the terminal's status), then the socket, the recording, the mirror.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import type { ControlServer } from '../control/socket.js';
@@ -11,6 +11,7 @@ import type { DetectorSession } from '../session.js';
 import type { MetadataExpiry } from './metadata-expiry.js';
 import type { Publisher } from './publisher.js';
 import type { RecordingTap } from './recording-tap.js';
+import type { SignalsOut } from './signals-out.js';
 import type { TickLoop } from './tick-loop.js';
 
 export interface LiveSessionParts {
@@ -23,6 +24,7 @@ export interface LiveSessionParts {
   readonly publishing: Promise<ControlServer | undefined>;
   readonly publisher: Publisher;
   readonly recording: RecordingTap;
+  readonly signalsOut: SignalsOut;
 }
 
 /** Resolves when everything is closed after the agent exited. */
@@ -39,6 +41,7 @@ export async function closeLiveSession(parts: LiveSessionParts): Promise<void> {
   const control = await parts.publishing;
   await control?.close();
   await parts.publisher.store?.remove();
+  await parts.signalsOut.close();
   await parts.recording.close();
   parts.screen.dispose();
 }

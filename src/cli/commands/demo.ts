@@ -97,7 +97,7 @@ async function runAuto(options: AutoOptions): Promise<number> {
   const terminal = createVirtualTerminal({ cols: 100, rows: 30 });
   const env = { ...process.env, AGENTWRAP_DEMO_SPEED: String(options.speed) };
   const warnings: string[] = [];
-  const launched = launchWrapped({ file: process.execPath, args: [agent], env, terminal, forwardSignals: false, warn: (m) => warnings.push(m) });
+  const launched = launchWrapped({ file: process.execPath, args: [agent], env, terminal, forwardSignals: false, probeProgramStatus: true, warn: (m) => warnings.push(m) });
   const startMs = performance.now();
   const seen: { event: StateChangeEvent; atMs: number; screen: string[]; rule: string | undefined }[] = [];
   const waiters: Array<() => void> = [];

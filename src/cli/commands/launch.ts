@@ -52,7 +52,8 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
     return (await runUnwrapped(base)).code;
   }
 
-  const session = launchWrapped(base);
+  // agentwrap's own 7501 probe: the live session says the state to a terminal that answers it.
+  const session = launchWrapped({ ...base, probeProgramStatus: true });
   if (hooks.attach !== undefined) {
     try {
       hooks.attach(session, request);

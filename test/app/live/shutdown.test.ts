@@ -15,6 +15,7 @@ describe('closeLiveSession', () => {
       publishing: Promise.resolve({ close: async () => void calls.push('control close') }),
       publisher: { store: { remove: async () => void calls.push('record removed') } },
       recording: { close: async () => void calls.push('recording close') },
+      signalsOut: { close: async () => void calls.push('signals close') },
     } as unknown as LiveSessionParts;
 
     await closeLiveSession(parts);
@@ -29,6 +30,7 @@ describe('closeLiveSession', () => {
       'evaluate',
       'control close',
       'record removed',
+      'signals close',
       'recording close',
       'screen dispose',
     ]);
