@@ -97,8 +97,12 @@ describe('the 7501 probe behind a terminal that answers it', () => {
     // agentwrap's own probe (before the spawn) and the agent's reached the terminal; the answer to
     // agentwrap's was kept, and once the terminal had said it understands, agentwrap left the
     // agent's probe to it: the agent got the terminal's one answer, before DA1.
+    // Under load the agent may probe before the terminal's answer to agentwrap's own probe was
+    // read: agentwrap then answers the agent too, and the terminal's own answer still passes
+    // (a second reply). Either way the first reply came before DA1's.
     expect(seen.split('\x1b]7501;?\x07').length - 1).toBe(2);
-    expect(result).toEqual({ answeredFirst: true, replies: 1, da1: true });
+    expect(result).toMatchObject({ answeredFirst: true, da1: true });
+    expect([1, 2]).toContain(result.replies);
     expect(output).toContain('\x1b]7501;state=working:app=probe-agent\x1b\\');
     expect(output).toContain('\x1b]7501;state=idle:app=probe-agent\x07');
   });

@@ -49,7 +49,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
   }
 }
 
-describe.skipIf(!hasTmux)('agent states in the tmux status line (skipped: tmux is not installed)', () => {
+describe.skipIf(!hasTmux)(hasTmux ? 'agent states in the tmux status line' : 'agent states in the tmux status line (skipped: tmux is not installed)', () => {
   it('shows every transition of three wrapped agents through pane options, with nothing polling', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwrap-tmux-status-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

@@ -106,9 +106,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const commandName = basename(options.command);
 
   const { registry, packSource, firstPack, sourceCli, agentVersion, versionNote } = openPacks(options, commandName, clock.nowMs());
-  if (versionNote !== undefined && (versionNote.level === 'warning' || isFirstMention(options.env, sourceCli, agentVersion?.version ?? ''))) {
-    warn(`${versionNote.text}; ${versionNote.todo}${versionNote.level === 'note' ? ' (said once for this release)' : ''}`);
-  }
+  sayVersionNote(versionNote, options.env, sourceCli, agentVersion?.version, warn);
   const key = recordKey(sourceCli, options.sessionId);
   const size = launched.size();
   const screen = createScreen({ cols: size.cols, rows: size.rows, clock });
@@ -243,6 +241,13 @@ function openPacks(options: LiveSessionOptions, commandName: string, nowMs: numb
 function recordedPack(pack: LoadedPack | undefined, packAgent: string | undefined): RecordedPack | undefined {
   if (pack !== undefined) return { agent: pack.agent, ...(pack.digest === undefined ? {} : { digest: pack.digest }) };
   return packAgent === undefined ? undefined : { agent: packAgent };
+}
+
+/** A warning every session; a note (a newer release) only the first time for that release. */
+function sayVersionNote(advice: VersionAdvice | undefined, env: NodeJS.ProcessEnv, agent: string, version: string | undefined, warn: (message: string) => void): void {
+  if (advice === undefined) return;
+  if (advice.level === 'note' && !isFirstMention(env, agent, version ?? '')) return;
+  warn(`${advice.text}; ${advice.todo}${advice.level === 'note' ? ' (said once for this release)' : ''}`);
 }
 
 function describeVersion(pack: LoadedPack | undefined, version: string | undefined): VersionAdvice | undefined {
