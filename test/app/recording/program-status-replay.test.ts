@@ -50,7 +50,7 @@ describe('Codex\'s own reports (OSC 7501) in replay', () => {
 
     const { total } = scoreRecordings(inputs);
 
-    expect(files.length).toBe(55);
+    expect(files.length).toBe(58);
     expect(total.accuracy).toBeGreaterThanOrEqual(0.98);
     expect(total.per_state.blocked?.recall).toBe(1);
   });
