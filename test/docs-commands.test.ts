@@ -18,14 +18,14 @@
  * really not there.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, LAUNCH_TABLE_OPTIONS, type TableCommand } from '../src/cli/command-table.js';
 import { closest } from '../src/cli/flags.js';
-import { createSessionRecord } from '../src/core/records/session-record.js';
 import { CLI, ensureBuilt, ROOT } from './helpers/cli.js';
+import { putLiveCodexSession } from './helpers/live-record.js';
 
 interface DocCommand {
   /** `docs/launcher.md:12`. */
@@ -213,35 +213,13 @@ beforeAll(() => {
     TERM: 'xterm-256color',
     LANG: 'C.UTF-8',
   };
-  putLiveSession(state, 'codex-aaa');
+  putLiveCodexSession(state, 'codex-aaa');
 });
 
 afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A live agentwrap session record (this test's pid is alive), written as writers must. */
-function putLiveSession(state: string, key: string): void {
-  const now = Date.now();
-  const record = createSessionRecord({
-    sourceCli: 'codex',
-    sessionId: key.replace(/^codex-/, ''),
-    pid: process.pid,
-    wrapperPid: process.pid,
-    cwd: '/home/user/repo',
-    startedAtMs: now - 1000,
-    updatedAtMs: now,
-    state: 'working',
-    stateSinceMs: now - 1000,
-    seen: true,
-    stuck: false,
-    winner: 'pack',
-    ruleId: 'spinner',
-    control: join(state, 'sockets', `${key}.sock`),
-  });
-  writeFileSync(join(state, 'sessions', `.${key}.tmp`), JSON.stringify(record), { mode: 0o600 });
-  renameSync(join(state, 'sessions', `.${key}.tmp`), join(state, 'sessions', `${key}.json`));
-}
 
 function expand(args: readonly string[]): string[] {
   return args.map((a) => a.replace(/^~(?=\/|$)/, env['HOME'] ?? '').replace(/\$AGENT_STATUS_DIR/g, env['AGENT_STATUS_DIR'] ?? ''));

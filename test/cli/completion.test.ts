@@ -6,14 +6,14 @@
  * an agent CLI on PATH that has a pack and session records in a temporary state directory.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE, commandPaths, findCommand, TOP_OPTIONS, type CommandSpec } from '../../src/cli/command-table.js';
-import { createSessionRecord } from '../../src/core/records/session-record.js';
 import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { putLiveCodexSession } from '../helpers/live-record.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -23,29 +23,6 @@ function hasShell(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 }
 
-/** A live agentwrap session record (this test's pid is alive), written as writers must. */
-function putSession(stateDir: string, key: string): void {
-  const now = Date.now();
-  const record = createSessionRecord({
-    sourceCli: 'codex',
-    sessionId: key.replace(/^codex-/, ''),
-    pid: process.pid,
-    wrapperPid: process.pid,
-    cwd: '/home/user/repo',
-    startedAtMs: now - 1000,
-    updatedAtMs: now,
-    state: 'working',
-    stateSinceMs: now - 1000,
-    seen: true,
-    stuck: false,
-    winner: 'pack',
-    ruleId: 'spinner',
-    control: join(stateDir, 'sockets', `${key}.sock`),
-  });
-  const temp = join(stateDir, 'sessions', `.${key}.tmp`);
-  writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
-  renameSync(temp, join(stateDir, 'sessions', `${key}.json`));
-}
 
 beforeAll(() => {
   ensureBuilt();
@@ -66,8 +43,8 @@ beforeAll(() => {
 
 // Fresh records for each test: a record not refreshed within its TTL counts as gone, as it should.
 beforeEach(() => {
-  putSession(stateDir, 'codex-aaa');
-  putSession(stateDir, 'codex-bbb');
+  putLiveCodexSession(stateDir, 'codex-aaa');
+  putLiveCodexSession(stateDir, 'codex-bbb');
 });
 
 afterAll(() => {
