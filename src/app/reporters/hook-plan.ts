@@ -135,3 +135,24 @@ export function spooledPlan(input: SpooledPlanInput): HookPlan {
     },
   };
 }
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An agent's settings with agentwrap's hooks appended to each event's list, theirs first and
+ * everything else kept (a `hooks` that is not an object is left out of the merge). Claude's
+ * `--settings` and Gemini's and Qwen's system defaults are merged alike.
+ */
+export function appendHooks(settings: Json, ours: Json): Json {
+  const theirs = isObject(settings['hooks']) ? settings['hooks'] : {};
+  const hooks: Json = { ...theirs };
+  for (const [event, groups] of Object.entries(ours)) {
+    const existing = hooks[event];
+    hooks[event] = [...(Array.isArray(existing) ? existing : []), ...(Array.isArray(groups) ? groups : [])];
+  }
+  return { ...settings, hooks };
+}

@@ -29,7 +29,7 @@ import { basename, join } from 'node:path';
 import { CLI_MAIN_PATH } from '../../adapters/paths.js';
 import type { Following } from './opencode-events.js';
 import { spoolHookLine } from './hook-spool.js';
-import { makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput } from './hook-plan.js';
+import { appendHooks, isObject, makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput, type Json } from './hook-plan.js';
 import { planCodex } from './codex-hooks.js';
 import { GEMINI_HOOKS, planSettingsHooks, QWEN_HOOKS } from './settings-hooks.js';
 // The control client and OpenCode's event stream are loaded by the one plan that needs them
@@ -102,11 +102,6 @@ export async function planHooks(input: HookPlanInput): Promise<HookPlan> {
 
 // ── Claude Code ────────────────────────────────────────────────────────────────────────────
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The shell line of one Claude hook: the spool's (hook-spool.ts spoolHookLine). */
 export const claudeHookLine = spoolHookLine;
@@ -121,15 +116,7 @@ export function claudeHooks(spoolDir: string): Json {
 }
 
 /** The user's settings with agentwrap's hooks appended to each event's list (theirs first). */
-export function mergeClaudeSettings(user: Json, ours: Json): Json {
-  const userHooks = isObject(user['hooks']) ? user['hooks'] : {};
-  const hooks: Json = { ...userHooks };
-  for (const [event, groups] of Object.entries(ours)) {
-    const existing = hooks[event];
-    hooks[event] = [...(Array.isArray(existing) ? existing : []), ...(Array.isArray(groups) ? groups : [])];
-  }
-  return { ...user, hooks };
-}
+export const mergeClaudeSettings = appendHooks;
 
 function planClaude(input: HookPlanInput, root: string): HookPlan {
   const first = input.args[0];

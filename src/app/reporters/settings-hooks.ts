@@ -18,7 +18,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spoolHookLine } from './hook-spool.js';
-import { makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput } from './hook-plan.js';
+import { appendHooks, isObject, makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput, type Json } from './hook-plan.js';
 
 /** One agent of the family: where it reads its settings, and what agentwrap adds. */
 export interface SettingsHooksAgent {
@@ -65,11 +65,6 @@ export const QWEN_HOOKS: SettingsHooksAgent = {
   hook: (spoolDir, event) => ({ type: 'command', name: SETTINGS_HOOK_NAME, command: spoolHookLine(spoolDir, event), timeout: 5, async: true }),
 };
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Where the agent reads its system defaults from, as it decides it (Linux and macOS). */
 export function systemDefaultsPath(spec: SettingsHooksAgent, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
@@ -87,16 +82,6 @@ export function settingsHooks(spec: SettingsHooksAgent, spoolDir: string): Json 
   return hooks;
 }
 
-/** System defaults with agentwrap's hooks after theirs in each event's list, everything else kept. */
-export function mergeSystemDefaults(defaults: Json, ours: Json): Json {
-  const theirs = isObject(defaults['hooks']) ? defaults['hooks'] : {};
-  const hooks: Json = { ...theirs };
-  for (const [event, groups] of Object.entries(ours)) {
-    const existing = hooks[event];
-    hooks[event] = [...(Array.isArray(existing) ? existing : []), ...(Array.isArray(groups) ? groups : [])];
-  }
-  return { ...defaults, hooks };
-}
 
 export function planSettingsHooks(spec: SettingsHooksAgent, input: HookPlanInput, root: string): HookPlan {
   const first = input.args[0];
@@ -111,7 +96,7 @@ export function planSettingsHooks(spec: SettingsHooksAgent, input: HookPlanInput
   const temp = privateDir(root);
   const file = join(temp.dir, `${spec.agent}-system-defaults.json`);
   const spoolDir = makeSpoolDir(temp);
-  writeFileSync(file, `${JSON.stringify(mergeSystemDefaults(defaults, settingsHooks(spec, spoolDir)), null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(appendHooks(defaults, settingsHooks(spec, spoolDir)), null, 2)}\n`, { mode: 0o600 });
   return spooledPlan({
     agent: spec.agent,
     source: spec.source,
