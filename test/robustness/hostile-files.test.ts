@@ -86,6 +86,17 @@ describe('the agents\' own config files and a screen file that are FIFOs', () =>
     expect(plan.args).toEqual(['--settings', settings]);
   });
 
+  it('a FIFO at Gemini\'s system defaults leaves its hooks off with the reason, and does not hang', async () => {
+    const defaults = join(dir, 'system-defaults.json');
+    execFileSync('mkfifo', [defaults]);
+    const { planHooks } = await import('../../src/app/reporters/hooks.js');
+
+    const plan = await planHooks({ agent: 'gemini', args: [], env: { HOME: join(dir, 'home'), GEMINI_CLI_SYSTEM_DEFAULTS_PATH: defaults }, tmpRoot: dir });
+
+    expect(plan.installed).toBe(false);
+    expect(plan.note).toBe(`no reporter hooks for gemini: ${defaults}: is a FIFO, not a regular file; not read`);
+  });
+
   it('status explain --file on a FIFO ends at once and names it', async () => {
     const screen = join(dir, 'screen.txt');
     execFileSync('mkfifo', [screen]);

@@ -15,7 +15,9 @@
  * - Qwen Code 0.24 (a Gemini CLI fork) takes Claude Code's hook names and runs an `async`
  *   command hook in the background, so it gets Claude's events.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { describeReadFailure, readRegularTextFileSync } from '../../adapters/bounded-file.js';
+import { CONFIG_FILE_MAX_BYTES } from '../../core/input-bounds.js';
 import { dirname, join } from 'node:path';
 import { spoolHookLine } from './hook-spool.js';
 import { appendHooks, isObject, makeSpoolDir, nothing, privateDir, spooledPlan, type HookPlan, type HookPlanInput, type Json } from './hook-plan.js';
@@ -89,7 +91,14 @@ export function planSettingsHooks(spec: SettingsHooksAgent, input: HookPlanInput
   const source = systemDefaultsPath(spec, input.env);
   let defaults: Json = {};
   if (existsSync(source)) {
-    const parsed: unknown = JSON.parse(readFileSync(source, 'utf8'));
+    let text: string;
+    try {
+      // Regular files only, without blocking (a FIFO at that path must not hang the launch), capped.
+      text = readRegularTextFileSync(source, CONFIG_FILE_MAX_BYTES);
+    } catch (error) {
+      return nothing(spec.agent, input.args, `no reporter hooks for ${spec.agent}: ${source}: ${describeReadFailure(error)}`);
+    }
+    const parsed: unknown = JSON.parse(text);
     if (!isObject(parsed)) return nothing(spec.agent, input.args, `no reporter hooks for ${spec.agent}: ${source} is not a JSON object`);
     defaults = parsed;
   }
