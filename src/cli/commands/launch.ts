@@ -43,7 +43,15 @@ export async function launchAndWait(request: LaunchRequest, hooks: LaunchHooks =
     ...(hooks.extraEnv === undefined ? {} : { extraEnv: hooks.extraEnv }),
   };
 
-  const notTerminal = process.stdin.isTTY !== true ? 'stdin' : process.stdout.isTTY !== true ? 'stdout' : undefined;
+  let notTerminal: 'stdin' | 'stdout' | undefined;
+  try {
+    notTerminal = process.stdin.isTTY !== true ? 'stdin' : process.stdout.isTTY !== true ? 'stdout' : undefined;
+  } catch (error) {
+    // Node's first look at fd 0 or 1 saw a terminal, and setting it up then failed (EINVAL from
+    // uv_tty_init): the terminal hung up in between. The same ending as below.
+    if (isHungUpTerminal(0) || isHungUpTerminal(1)) return HANGUP_EXIT_CODE;
+    throw error;
+  }
   if (notTerminal !== undefined) {
     // Not a pipe but a terminal that went away during agentwrap's start: the hangup's normal
     // ending (128 + SIGHUP, docs/launcher.md), with nobody left to read a word or run an agent for.
