@@ -189,7 +189,7 @@ export function paneTerminalEnv(files) {
 
 /**
  * A `spawn` for the capture lab's runScenario that runs the session in a real tmux pane: the CLI
- * wrapped by `agentwrap` (through its shell front, `--no-hooks` when hooks are off) recording to
+ * wrapped by `agentwrap` (through its shell front, `--hooks` or `--no-hooks`) recording to
  * the lab's cast, publishing into `stateDir`. `onStart(proc)` gets the pane; the returned
  * session's `terminalEnv()` says what the CLI's environment was.
  */
@@ -203,8 +203,11 @@ export function paneSpawner({ habitat, hooks = 'on', stateDir, files, onStart = 
   };
 }
 
-/** `agentwrap` (its shell front, as a user types it) with `--no-hooks` unless hooks are on, then `rest`. */
-const wrappedArgv = (main, hooksOn, rest) => [frontOf(main), ...(hooksOn ? [] : ['--no-hooks']), ...rest];
+/**
+ * `agentwrap` (its shell front, as a user types it) with `--hooks` or `--no-hooks`, then `rest`.
+ * `--hooks` is said outright: Gemini CLI's and Qwen Code's hooks are off unless asked for.
+ */
+const wrappedArgv = (main, hooksOn, rest) => [frontOf(main), hooksOn ? '--hooks' : '--no-hooks', ...rest];
 
 /** A start's command line: the CLI bare (`mode` 'bare'), or wrapped with hooks on or off ('hooks-on', 'hooks-off'). */
 export function startArgv(mode, { bin, name, args, main }) {

@@ -9,9 +9,11 @@
  * written to `~/.gemini`, `~/.qwen` or `/etc`.
  *
  * Each hook is the spool's shell line (hook-spool.ts), named `agentwrap`.
- * - Gemini CLI 0.61 runs hooks synchronously and shows a running hook in its status row for at
- *   least 3 s (WARNING_PROMPT_DURATION_MS), so its events are few and chosen where that row does
- *   not mislead: none at start-up, none at the turn's end (docs/reporter.md).
+ * - Gemini CLI 0.61 runs hooks synchronously and shows every running hook in its status row for
+ *   at least 3 s (WARNING_PROMPT_DURATION_MS), with no setting that hides it, so its hooks are off
+ *   unless asked for (HOOKS_OFF_BY_DEFAULT). Asked for, they cover the turn: its start, the
+ *   permission question, a tool's end, the turn's end; none at start-up or exit, which would
+ *   only repeat the session id (docs/reporter.md).
  * - Qwen Code 0.24 (a Gemini CLI fork) takes Claude Code's hook names and runs an `async`
  *   command hook in the background, so it gets Claude's events.
  */
@@ -49,7 +51,9 @@ export const GEMINI_HOOKS: SettingsHooksAgent = {
   defaultsEnv: 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH',
   settingsEnv: 'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
   settingsPath: { linux: '/etc/gemini-cli/settings.json', darwin: '/Library/Application Support/GeminiCli/settings.json' },
-  events: ['Notification'],
+  // Not BeforeTool: it comes just before the permission Notification and says nothing more.
+  // Not BeforeModel/AfterModel: they run for every request and every streamed chunk.
+  events: ['BeforeAgent', 'Notification', 'AfterTool', 'AfterAgent'],
   subcommands: ['mcp', 'extensions', 'extension', 'hooks', 'hook', 'skills', 'skill', 'gemma'],
   // Milliseconds; ours take a few.
   hook: (spoolDir, event) => ({ type: 'command', name: SETTINGS_HOOK_NAME, command: spoolHookLine(spoolDir, event), timeout: 5000 }),

@@ -61,7 +61,7 @@ describe('gemini: a system-defaults file of its own, named in the environment, f
   it('keeps the machine\'s own system defaults (their hooks first, their other settings) and leaves that file and ~/.gemini as they were', async () => {
     const machine = join(tmp, 'etc', 'system-defaults.json');
     mkdirSync(dirname(machine));
-    const theirs = { ui: { theme: 'Dracula' }, hooks: { Notification: [{ hooks: [{ type: 'command', command: 'notify-send gemini' }] }], AfterAgent: [] } };
+    const theirs = { ui: { theme: 'Dracula' }, hooks: { Notification: [{ hooks: [{ type: 'command', command: 'notify-send gemini' }] }], BeforeModel: [] } };
     writeFileSync(machine, JSON.stringify(theirs));
     mkdirSync(join(tmp, 'home', '.gemini'), { recursive: true });
     writeFileSync(join(tmp, 'home', '.gemini', 'settings.json'), '{"hooks":{}}');
@@ -71,7 +71,7 @@ describe('gemini: a system-defaults file of its own, named in the environment, f
     result.dispose();
 
     expect(defaults.ui).toEqual({ theme: 'Dracula' });
-    expect(defaults.hooks['AfterAgent']).toEqual([]);
+    expect(defaults.hooks['BeforeModel']).toEqual([]);
     expect(defaults.hooks['Notification']?.map((group) => group.hooks[0]?.command.startsWith('notify-send'))).toEqual([true, false]);
     expect(readFileSync(machine, 'utf8')).toBe(JSON.stringify(theirs));
     expect(readFileSync(join(tmp, 'home', '.gemini', 'settings.json'), 'utf8')).toBe('{"hooks":{}}');
