@@ -22,6 +22,15 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, [{ t: 2000, bytes: '\r' }], 0)).toBeCloseTo(30, 6);
   });
 
+  it('finds the keys seconds away when several agree on the shift (the first output seen was not the agent\'s)', () => {
+    // Keys written at cast times 2.0-2.3 s by the output-based clock; agentwrap recorded them 3.4 s later.
+    const typed = [['d', 2.0], ['e', 2.1], ['l', 2.2], ['\r', 2.3]] as const;
+    const text = cast([[4.4, 'i', 'e'], ...typed.map(([bytes, s]): [number, string, string] => [s + 3.4 + 0.01, 'i', bytes])]);
+    const keys = typed.map(([bytes, s]) => ({ t: s * 1000, bytes }));
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(3410, 6);
+  });
+
   it('is undefined when no key was recorded (a recorder without --record-input)', () => {
     expect(keyClockOffsetMs(cast([[1, 'o', 'x']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
     expect(keyClockOffsetMs(cast([[5, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();

@@ -94,21 +94,48 @@ export function labelsToJsonl(labels) {
   return labels.map((l) => JSON.stringify({ t: Number(l.t.toFixed(3)), state: l.state })).join('\n') + '\n';
 }
 
+/** How far apart, at most, the output-based cast clock and the recorded keys are looked for (s). */
+const KEY_SEARCH_S = 10;
+/** Keys closer than this to an `i` event of their bytes count as landing on it (ms). */
+const KEY_AGREE_MS = 80;
+/** How many keys must land on one shift before it is believed over the output-based clock. */
+const KEY_CONSENSUS = 3;
+
 /**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
  * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
- * when none is found (a recorder without --record-input).
+ * when none is found (a recorder without --record-input). When at least KEY_CONSENSUS keys agree
+ * on a larger shift (up to KEY_SEARCH_S), that shift comes first: in a tmux pane the first output
+ * the driver sees is not always the agent's first (Gemini CLI 0.61 with its hooks on, started
+ * seconds late on a loaded machine, put every label 2.4-4.1 s late).
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
+  const coarseMs = consensusShiftMs(inputs, keyWrites, castStartWall) ?? 0;
   const offsets = [];
   for (const key of keyWrites) {
-    const at = (key.t - castStartWall) / 1000;
+    const at = (key.t - castStartWall + coarseMs) / 1000;
     let best;
     for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
     if (best !== undefined) offsets.push((best - at) * 1000);
   }
   if (offsets.length === 0) return undefined;
   offsets.sort((x, y) => x - y);
-  return offsets[Math.floor(offsets.length / 2)];
+  return coarseMs + offsets[Math.floor(offsets.length / 2)];
+}
+
+/** The shift (ms) on which the most keys land on an `i` event of their bytes, if KEY_CONSENSUS or more do. */
+function consensusShiftMs(inputs, keyWrites, castStartWall) {
+  const at = keyWrites.map((key) => ({ bytes: key.bytes, s: (key.t - castStartWall) / 1000 }));
+  const lands = (key, shiftMs) => inputs.some((e) => e[2] === key.bytes && Math.abs(e[0] - key.s - shiftMs / 1000) * 1000 <= KEY_AGREE_MS);
+  let best;
+  for (const key of at) {
+    for (const e of inputs) {
+      if (e[2] !== key.bytes || Math.abs(e[0] - key.s) > KEY_SEARCH_S) continue;
+      const shiftMs = (e[0] - key.s) * 1000;
+      const count = at.filter((k) => lands(k, shiftMs)).length;
+      if (best === undefined || count > best.count) best = { shiftMs, count };
+    }
+  }
+  return best !== undefined && best.count >= KEY_CONSENSUS ? best.shiftMs : undefined;
 }
