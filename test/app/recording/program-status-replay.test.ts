@@ -2,24 +2,8 @@
  * OSC 7501 on real recordings (docs/signals.md): Codex 0.171.0 reports its own state on every
  * change, and replay reads those reports from the recorded output like the live mirror does.
  */
-import { readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadDefaultRegistry } from '../../../src/app/pack-registry.js';
-import { packForRecording, readRecordingFile, withoutPackScreenRules } from '../../../src/app/recording/files.js';
-import { replayRecording } from '../../../src/app/recording/replay.js';
-import { scoreRecordings, type ScoreInput } from '../../../src/core/recordings/score.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const registry = loadDefaultRegistry({});
-
-async function replay(relativePath: string, noScreenRules = false) {
-  const loaded = readRecordingFile(join(ROOT, relativePath));
-  const { pack } = packForRecording(registry, loaded, undefined);
-  const result = await replayRecording(loaded.recording, { pack: noScreenRules ? withoutPackScreenRules(pack) : pack, keyInputAtS: loaded.driverInputAtS });
-  return { loaded, transitions: result.transitions, durationS: result.durationS };
-}
+import { castsUnder, replayCommitted as replay, signalOnlyScore } from '../../helpers/recording-replay.js';
 
 describe('Codex\'s own reports (OSC 7501) in replay', () => {
   it('decide the turn in approve-80x24: working and done come from the reports, the drawn dialog stays the screen\'s', async () => {
@@ -41,25 +25,12 @@ describe('Codex\'s own reports (OSC 7501) in replay', () => {
   it('with every screen rule off, the reports alone score at least 98% (blocked recall 100%) on the Codex 0.171.0 recordings of what it reports', async () => {
     // Left out: dialogs Codex does not report (its first-run sign-in, the start-up trust
     // question, the plan prompt after `done`), and older releases, which write no OSC 7501.
-    const files = codexRecordings().filter((file) => !/(?:^|\/)(?:first-run|startup|plan)-|\/releases\//.test(file));
-    const inputs: ScoreInput[] = [];
-    for (const file of files) {
-      const { loaded, transitions, durationS } = await replay(file, true);
-      inputs.push({ file, agent: 'codex', labels: loaded.labels ?? [], published: transitions, durationS });
-    }
+    const files = castsUnder('recordings/codex').filter((file) => !/(?:^|\/)(?:first-run|startup|plan)-|\/releases\//.test(file));
 
-    const { total } = scoreRecordings(inputs);
+    const total = await signalOnlyScore(files, 'codex');
 
     expect(files.length).toBe(58);
     expect(total.accuracy).toBeGreaterThanOrEqual(0.98);
     expect(total.per_state.blocked?.recall).toBe(1);
   });
 });
-
-function codexRecordings(dir = 'recordings/codex'): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return codexRecordings(path);
-    return entry.name.endsWith('.cast') ? [path] : [];
-  });
-}
