@@ -99,12 +99,12 @@ const KEY_SEARCH_S = 10;
 /** Keys closer than this to an `i` event of their bytes count as landing on it (ms). */
 const KEY_AGREE_MS = 80;
 /** How many keys must land on one shift before it is believed over the output-based clock. */
-const KEY_CONSENSUS = 3;
+const KEY_CONSENSUS = 2;
 
 /**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
  * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
- * when none is found (a recorder without --record-input). When at least KEY_CONSENSUS keys agree
+ * when none is found (a recorder without --record-input). When KEY_CONSENSUS or more keys agree
  * on a larger shift (up to KEY_SEARCH_S), that shift comes first: in a tmux pane the first output
  * the driver sees is not always the agent's first (Gemini CLI 0.61 with its hooks on, started
  * seconds late on a loaded machine, put every label 2.4-4.1 s late).
