@@ -30,12 +30,17 @@ export function castsUnder(dir: string): string[] {
   });
 }
 
-/** The score of `files` replayed with every screen rule off, as `eval --no-screen-rules` gives it. */
-export async function signalOnlyScore(files: readonly string[], agent: string) {
+/** `files` replayed with every screen rule off, ready for scoreRecordings. */
+export async function signalOnlyInputs(files: readonly string[], agent: string): Promise<ScoreInput[]> {
   const inputs: ScoreInput[] = [];
   for (const file of files) {
     const { loaded, transitions, durationS } = await replayCommitted(file, true);
     inputs.push({ file, agent, labels: loaded.labels ?? [], published: transitions, durationS });
   }
-  return scoreRecordings(inputs).total;
+  return inputs;
+}
+
+/** The score of `files` replayed with every screen rule off, as `eval --no-screen-rules` gives it. */
+export async function signalOnlyScore(files: readonly string[], agent: string) {
+  return scoreRecordings(await signalOnlyInputs(files, agent)).total;
 }
