@@ -23,22 +23,34 @@ export { classifyEvent, type EventClass } from './event-classes.js';
 
 /**
  * How much an agent's reporter is trusted. `screen-owned`: the agent has a screen pack and its
- * completion events are unreliable, so reports assert blockers only. `full-lifecycle`: the
- * reporter sees the agent's whole state machine and is authoritative below screen blockers.
+ * completion events are unreliable, so reports assert blockers only. `blocked-authoritative`: the
+ * same, except that its blocked report outranks the agent's working evidence (it is sent before
+ * the dialog is drawn, while the screen still reads working). `full-lifecycle`: the reporter sees
+ * the agent's whole state machine and is authoritative below screen blockers.
  */
-export type TrustProfile = 'screen-owned' | 'full-lifecycle';
+export type TrustProfile = 'screen-owned' | 'blocked-authoritative' | 'full-lifecycle';
 
 /** Agents whose reporter is full-lifecycle even though a pack exists (their plugin API is complete). */
 export const FULL_LIFECYCLE_AGENTS: readonly string[] = ['opencode'];
 
 /**
+ * Agents whose blocked report is authoritative though nothing else of theirs is: Gemini CLI runs
+ * its permission `Notification` hook before it draws the dialog, and keeps its `✦ Working…` title
+ * and status row until then (0.5-1.5 s with agentwrap's hooks on, recordings/gemini/
+ * habitat-tmux-hooks); its turn-end event is not sent after a denied tool, a cancel or an error,
+ * so its working and idle events still author nothing (docs/reporter.md).
+ */
+export const BLOCKED_AUTHORITATIVE_AGENTS: readonly string[] = ['gemini'];
+
+/**
  * The trust profile of a session's reporter: an agent listed as full-lifecycle, or one without
- * a screen pack (nothing better to cross-check it), is full-lifecycle; everything else is
- * screen-owned. Trust follows the *session's* agent, never what a report claims to be.
+ * a screen pack (nothing better to cross-check it), is full-lifecycle; an agent listed as
+ * blocked-authoritative is that; everything else is screen-owned. Trust follows the *session's*
+ * agent, never what a report claims to be.
  */
 export function trustProfile(sessionAgent: string, hasPack: boolean): TrustProfile {
-  if (FULL_LIFECYCLE_AGENTS.includes(sessionAgent)) return 'full-lifecycle';
-  return hasPack ? 'screen-owned' : 'full-lifecycle';
+  if (FULL_LIFECYCLE_AGENTS.includes(sessionAgent) || !hasPack) return 'full-lifecycle';
+  return BLOCKED_AUTHORITATIVE_AGENTS.includes(sessionAgent) ? 'blocked-authoritative' : 'screen-owned';
 }
 
 /** What one event does to its source's claim, given the session's trust profile. */
@@ -59,12 +71,15 @@ export type GateAction =
  * | idle     | release own blocked claim (no state)  | assert idle (authoritative)        |
  * | release  | release                               | release                            |
  * | identity | identity only                         | identity only                      |
+ *
+ * `blocked-authoritative` (gemini) asserts blocked as full-lifecycle does; every other row is
+ * screen-owned's.
  */
 export function gateAction(profile: TrustProfile, eventClass: EventClass): GateAction {
   const full = profile === 'full-lifecycle';
   switch (eventClass) {
     case 'blocked':
-      return { kind: 'assert', state: 'blocked', grade: full ? 'authoritative' : 'blocker' };
+      return { kind: 'assert', state: 'blocked', grade: full || profile === 'blocked-authoritative' ? 'authoritative' : 'blocker' };
     case 'working':
     case 'progress':
       return full ? { kind: 'assert', state: 'working', grade: 'authoritative' } : { kind: 'release' };

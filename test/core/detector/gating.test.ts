@@ -15,7 +15,7 @@ import {
 import { REPORT_CLAIM_TTL_MS, REPORT_MAX_DELIVERY_MS } from '../../../src/core/policy.js';
 import { initialDetectorState, tick, type DetectorState } from '../../../src/core/detector/tick.js';
 import type { AgentState, PackVerdict, ReportEvidence } from '../../../src/core/types.js';
-import { snapshot, strongIdle, strongWorking, title, verdict } from '../../helpers/detector-builders.js';
+import { snapshot, strongBlocked, strongIdle, strongWorking, title, verdict } from '../../helpers/detector-builders.js';
 
 const CLAUDE: GateContext = { sessionAgent: 'claude', hasPack: true };
 const CODEX: GateContext = { sessionAgent: 'codex', hasPack: true };
@@ -54,11 +54,11 @@ describe('the gating table', () => {
     ['an OpenCode permission.asked asserts blocked, authoritative', OPENCODE, report('permission.asked'), 'asserted', { state: 'blocked', grade: 'authoritative' }],
     ['a custom agent without a pack may report idle authoritatively', CUSTOM, report('idle'), 'asserted', { state: 'idle', grade: 'authoritative' }],
     ['a generic idle in a session a pack watches authors no state', GEMINI, report('idle'), 'released', undefined],
-    ['a generic blocked in a session a pack watches asserts blocked, blocker grade', GEMINI, report('blocked'), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a generic blocked in a session a pack watches asserts blocked, blocker grade', CLAUDE, report('blocked'), 'asserted', { state: 'blocked', grade: 'blocker' }],
     ['an event the table does not know only refreshes freshness', CLAUDE, report('SomethingNew'), 'dropped-unknown-event', undefined],
     ['a Codex PermissionRequest hook asserts blocked, blocker grade', CODEX, report('PermissionRequest'), 'asserted', { state: 'blocked', grade: 'blocker' }],
     ['a Codex Stop hook authors no state', CODEX, report('Stop'), 'released', undefined],
-    ['a Gemini ToolPermission Notification asserts blocked, blocker grade', GEMINI, report('Notification', { payload: { notification_type: 'ToolPermission' } }), 'asserted', { state: 'blocked', grade: 'blocker' }],
+    ['a Gemini ToolPermission Notification asserts blocked, authoritative (sent before the dialog is drawn)', GEMINI, report('Notification', { payload: { notification_type: 'ToolPermission' } }), 'asserted', { state: 'blocked', grade: 'authoritative' }],
     ['a Gemini Notification of another type is identity only', GEMINI, report('Notification', { payload: { notification_type: 'Other' } }), 'identity', undefined],
     ['a Gemini BeforeAgent (turn start) ends the claim and authors no state', GEMINI, report('BeforeAgent'), 'released', undefined],
     ['a Gemini AfterAgent (turn end) authors no state', GEMINI, report('AfterAgent'), 'released', undefined],
@@ -337,6 +337,37 @@ describe('a denied permission (Claude Code sends no event after Esc)', () => {
 
     expect(r.published.map((p) => p.state)).toEqual(['unknown', 'idle', 'working', 'blocked', 'done']);
     expect(r.published.at(-1)?.t ?? Infinity).toBeLessThan(denyAt + 1000);
+  });
+});
+
+describe('a Gemini permission report, sent before its dialog is drawn', () => {
+  // The timeline of recordings/gemini/habitat-tmux-hooks/deny-80x24 (hooks on), in ms: the
+  // `Notification` report 1.2 s before the dialog, Gemini's ✦ Working title (a strong working
+  // rule) until the dialog is drawn.
+  const run = (context: GateContext): { readonly t: number; readonly state: AgentState }[] => {
+    const r = new Replay();
+    const submitAt = 7650, reportAt = 9450, dialogAt = 10_650, denyAt = 11_150;
+    for (let t = 0; t <= denyAt + 2000; t += 50) {
+      if (t === submitAt) { r.key(t); r.report(t, 'BeforeAgent', t, undefined, context); }
+      if (t === reportAt) r.report(t, 'Notification', t, { notification_type: 'ToolPermission' }, context);
+      if (t === denyAt) r.key(t);
+      r.tick(t, t < submitAt ? verdict(strongIdle()) : t < dialogAt ? verdict(strongWorking('title-working')) : t < denyAt + 100 ? verdict(strongBlocked('select-box')) : verdict(strongIdle()));
+    }
+    return r.published;
+  };
+
+  it('publishes blocked from the report, over the working title, and the deny hands back to the screen', () => {
+    const published = run(GEMINI);
+
+    expect(published.map((p) => p.state)).toEqual(['unknown', 'idle', 'working', 'blocked', 'done']);
+    expect(published[3]?.t).toBe(9450);
+  });
+
+  it('a blocker-grade report (Claude\'s) does not outrank that title: blocked waits for the dialog', () => {
+    const published = run(CLAUDE);
+
+    expect(published.map((p) => p.state)).toEqual(['unknown', 'idle', 'working', 'blocked', 'done']);
+    expect(published[3]?.t).toBe(10_650);
   });
 });
 
