@@ -24,19 +24,17 @@ describe('Gemini CLI\'s own signals in replay', () => {
     ]);
   });
 
-  it('with every screen rule off, score at least 95% over every Gemini recording, and miss no change outside the start-up dialogs', async () => {
+  it('with every screen rule off, score at least 95% over every Gemini recording, and outside the start-up dialogs miss no change and no dialog', async () => {
     const files = castsUnder('recordings/gemini');
     const inputs = await signalOnlyInputs(files, 'gemini');
 
     const all = scoreRecordings(inputs).total;
     const outsideStartUp = scoreRecordings(inputs.filter((input) => !START_UP_DIALOGS.test(input.file))).total;
 
-    expect(files.length).toBe(76);
+    expect(files.length).toBe(79);
     expect(all.accuracy).toBeGreaterThanOrEqual(0.95);
     expect(outsideStartUp.accuracy).toBeGreaterThanOrEqual(0.99);
     expect(outsideStartUp.missed).toBe(0);
-    // Not 100%: with agentwrap's hooks on, Gemini drew the deny dialog 1.5 s after the tool call,
-    // past the 1 s the labels allow (habitat-tmux-hooks/deny-80x24, docs/signals.md).
-    expect(outsideStartUp.per_state.blocked?.recall).toBeGreaterThanOrEqual(0.98);
+    expect(outsideStartUp.per_state.blocked?.recall).toBe(1);
   });
 });
