@@ -354,7 +354,8 @@ export function watchdog(
   if (proc.sampled) {
     // A first sample has no rate yet: unknown CPU cannot be called quiet, so it counts as movement.
     if (proc.cpuRate === undefined || proc.cpuRate >= CPU_QUIET_RATE) movedAt.push(nowMs);
-    if (proc.children.some((child) => child.state !== 'Z' && child.state !== 'X')) movedAt.push(nowMs);
+    // Unknown children (a source that cannot see them) are not movement: the screen and output still are.
+    if (proc.children?.some((child) => child.state !== 'Z' && child.state !== 'X') === true) movedAt.push(nowMs);
   }
   const isStopped = proc.sampled && proc.isStopped;
   const lastActivityMs = Math.max(...movedAt);

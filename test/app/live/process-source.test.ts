@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createProcessSource, PROCESS_SAMPLE_MIN_MS } from '../../../src/app/live/process-source.js';
-import type { ProcessEvidence } from '../../../src/core/types.js';
+import type { ProcessProbe } from '../../../src/adapters/process/evidence-source.js';
 
-function fakeProbe(): { open: (pid: number) => { sample(nowMs: number): ProcessEvidence }; opened: number[]; samples: number[] } {
+function fakeProbe(): { open: (pid: number) => ProcessProbe; opened: number[]; samples: number[] } {
   const opened: number[] = [];
   const samples: number[] = [];
   return {
@@ -11,6 +11,8 @@ function fakeProbe(): { open: (pid: number) => { sample(nowMs: number): ProcessE
     open: (pid) => {
       opened.push(pid);
       return {
+        source: 'none',
+        coverage: () => ({ source: 'none', missing: ['cpu'], why: 'fake' }),
         sample: (nowMs) => {
           samples.push(nowMs);
           return { sampled: false, reason: `sample at ${nowMs}` };

@@ -1,0 +1,76 @@
+/**
+ * The process-evidence source without /proc (macOS): one `ps -A` listing per sample, read by
+ * core/detector/ps-output.ts. ps runs asynchronously and at most one at a time, so a sample
+ * never waits for it: each call returns the last listing that came back and starts the next
+ * one if none is running. The live loop samples about once a second (app/live/process-source.ts),
+ * so ps is spawned at most once per tick, from the event loop, never on the passthrough (the
+ * relay thread, or the event-loop relay between two chunks). Each run is bounded in time and
+ * bytes: a hung ps is killed, a huge process table is cut off, and either reads as absent.
+ */
+import { execFile } from 'node:child_process';
+import { INITIAL_CPU_TRACKER, type CpuTracker } from '../../core/detector/process.js';
+import { PROCESS_EVIDENCE_KINDS, type ProcessCoverage } from '../../core/detector/process-coverage.js';
+import { parsePsOutput, processEvidenceFromPs, PS_COLUMNS } from '../../core/detector/ps-output.js';
+import type { ProcessEvidence } from '../../core/types.js';
+import type { ProcessProbe } from './evidence-source.js';
+import { MAX_TREE_PROCESSES } from './procfs-probe.js';
+
+/** A ps that has not answered in this long is killed; the sample stays absent. */
+export const PS_TIMEOUT_MS = 2000;
+/** ~100 bytes a process: room for ~10 000 processes, far more than a laptop runs. */
+export const PS_MAX_BYTES = 1024 * 1024;
+
+export interface PsProbeOptions {
+  readonly psPath: string;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+  readonly maxProcesses?: number;
+}
+
+export function createPsProbe(rootPid: number, options: PsProbeOptions): ProcessProbe {
+  let isRunning = false;
+  let latest: ProcessEvidence = { sampled: false, reason: 'the first ps listing is not back yet' };
+  let failure: string | undefined;
+  let cpu: CpuTracker = INITIAL_CPU_TRACKER;
+
+  const finish = (startedAtMs: number, error: Error | null, stdout: string): void => {
+    isRunning = false;
+    if (error !== null) {
+      failure = `${options.psPath} failed: ${error.message.split('\n')[0] ?? error.message}`;
+      latest = { sampled: false, reason: failure };
+      return;
+    }
+    failure = undefined;
+    const result = processEvidenceFromPs(parsePsOutput(stdout), rootPid, cpu, startedAtMs, options.maxProcesses ?? MAX_TREE_PROCESSES);
+    cpu = result.cpu;
+    latest = result.evidence;
+  };
+
+  const start = (nowMs: number): void => {
+    isRunning = true;
+    try {
+      execFile(
+        options.psPath,
+        ['-A', '-o', PS_COLUMNS],
+        // LC_ALL=C: the decimal point of the time column is a dot, not the locale's comma.
+        { encoding: 'utf8', timeout: options.timeoutMs ?? PS_TIMEOUT_MS, maxBuffer: options.maxBytes ?? PS_MAX_BYTES, killSignal: 'SIGKILL', env: { ...process.env, LC_ALL: 'C' } },
+        (error, stdout) => finish(nowMs, error, stdout),
+      );
+    } catch (error) {
+      // Soft-fail law: a spawn that throws (EAGAIN, bad path) is absent evidence, not a crash.
+      finish(nowMs, error instanceof Error ? error : new Error(String(error)), '');
+    }
+  };
+
+  return {
+    source: 'ps',
+    sample(nowMs: number): ProcessEvidence {
+      if (!isRunning && Number.isInteger(rootPid) && rootPid > 0) start(nowMs);
+      return latest;
+    },
+    coverage(): ProcessCoverage {
+      if (failure !== undefined) return { source: 'ps', missing: PROCESS_EVIDENCE_KINDS, why: failure };
+      return { source: 'ps', missing: [], why: undefined };
+    },
+  };
+}
