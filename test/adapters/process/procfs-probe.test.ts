@@ -186,4 +186,43 @@ describe('process probe on a fake procfs', () => {
 
     expect(evidence.sampled && evidence.children?.map((c) => c.pid)).toEqual([200, 300]);
   });
+
+  it('without the children files still reads the agent\'s own CPU, state and foreground, and calls the children unknown', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    mkdirSync(join(root, 'self'), { recursive: true });
+    writeFileSync(join(root, 'self', 'stat'), statLine(1, 0, 'S', 1));
+    // A kernel without CONFIG_PROC_CHILDREN: the task directory has no children file.
+    mkdirSync(join(root, '100', 'task', '100'), { recursive: true });
+    writeFileSync(join(root, '100', 'stat'), statLine(100, 1, 'T', 1));
+    const probe = createProcfsProbe(100, { procRoot: root });
+
+    const evidence = probe.sample(0);
+
+    expect(evidence).toMatchObject({ sampled: true, agentState: 'T', isStopped: true, children: undefined });
+    expect(probe.coverage()).toMatchObject({ source: 'procfs', missing: ['children'] });
+  });
+
+  it('keeps a child whose stat it may not read (hidepid) as a live child of unknown state', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    // This test's own pid stands for the hidden child: alive, but absent from this /proc.
+    fakeProcess(100, 1, 'S', { 100: [process.pid, 2 ** 22 + 4321] });
+
+    const evidence = createProcfsProbe(100, { procRoot: root }).sample(0);
+
+    // The other listed pid is gone (not alive): it is not a child any more.
+    expect(evidence.sampled && evidence.children).toEqual([{ pid: process.pid, comm: '?', state: '?' }]);
+  });
+
+  it('names an agent that /proc hides as hidden, with every kind of evidence missing, not as gone', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    fakeProcess(1, 0, 'S', { 1: [] });
+    mkdirSync(join(root, 'self'));
+    writeFileSync(join(root, 'self', 'stat'), statLine(1, 0, 'S', 1));
+    const probe = createProcfsProbe(process.pid, { procRoot: root });
+
+    const evidence = probe.sample(0);
+
+    expect(evidence).toEqual({ sampled: false, reason: `${root} does not show process ${process.pid} (hidepid, or a /proc of another pid namespace)` });
+    expect(probe.coverage().missing).toEqual(['cpu', 'children', 'agent-state', 'foreground']);
+  });
 });
