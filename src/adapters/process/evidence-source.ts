@@ -62,8 +62,12 @@ export function openProcessProbe(rootPid: number, machine: MachineProcessView = 
 export function procMountOptions(procRoot = '/proc'): string | undefined {
   try {
     const mounts = readFileSync(`${procRoot}/self/mountinfo`, 'utf8');
-    // "36 25 0:21 / /proc rw,relatime - proc proc rw,hidepid=2": the super options come last.
-    const line = mounts.split('\n').find((entry) => entry.split(' ')[4] === '/proc' && entry.includes(' - proc '));
+    // "36 25 0:21 / /proc rw,relatime - proc proc rw,hidepid=2": the super options come last. The
+    // last /proc mount listed is the one on top (a namespace's own /proc over the host's).
+    const line = mounts
+      .split('\n')
+      .filter((entry) => entry.split(' ')[4] === '/proc' && entry.includes(' - proc '))
+      .pop();
     return line?.split(' - proc ')[1]?.split(' ')[1];
   } catch {
     // No /proc, or a /proc without mountinfo: nothing to say about its options.
