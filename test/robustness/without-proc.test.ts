@@ -52,7 +52,6 @@ describe.skipIf(!canHideProc)('a wrapped session with /proc hidden', () => {
       await until('blocked');
       const key = readSessions(env.AGENT_STATUS_DIR, Date.now(), isPidAlive)[0]?.key ?? '';
       const explained = await runCliInProcess(['status', 'explain', key], { env: { ...process.env, ...env } });
-      console.log(explained.stdout.slice(0, 1500));
       term.pty.write('1');
       await until('done');
 

@@ -20,6 +20,12 @@ export interface ProcessProbe {
   coverage(): ProcessCoverage;
 }
 
+/**
+ * Whose tree to sample: the agent's pid, or the first child of the job-control helper (the
+ * agent) where nothing else can tell the agent's pid (no /proc: adapters/pty reads it there).
+ */
+export type ProcessRoot = { readonly pid: number } | { readonly firstChildOf: number };
+
 export interface MachineProcessView {
   readonly platform: NodeJS.Platform;
   /** Where procfs is mounted; tests may point elsewhere. */
@@ -46,16 +52,24 @@ function unavailableProbe(why: string): ProcessProbe {
   };
 }
 
+/** Whether procfs is there (the agent's pid is then read from it, and its tree sampled from it). */
+export function hasProcfs(machine: MachineProcessView = thisMachine()): boolean {
+  return existsSync(`${machine.procRoot}/self/stat`);
+}
+
 /**
- * The best source for `rootPid` here. ps is only used off Linux: Linux's ps reads /proc itself,
- * so without /proc it has nothing to show either.
+ * The best source for `root` here. ps is only used off Linux: Linux's ps reads /proc itself,
+ * so without /proc it has nothing to show either. Procfs is only opened on a known pid.
  */
-export function openProcessProbe(rootPid: number, machine: MachineProcessView = thisMachine()): ProcessProbe {
-  if (existsSync(`${machine.procRoot}/self/stat`)) return createProcfsProbe(rootPid, { procRoot: machine.procRoot });
+export function openProcessProbe(root: ProcessRoot, machine: MachineProcessView = thisMachine()): ProcessProbe {
+  if (hasProcfs(machine)) {
+    if ('pid' in root) return createProcfsProbe(root.pid, { procRoot: machine.procRoot });
+    return unavailableProbe('the agent\'s pid is not known');
+  }
   if (machine.platform === 'linux') return unavailableProbe(`no /proc (nothing at ${machine.procRoot}/self/stat)`);
   const psPath = findPs(machine.path);
   if (psPath === undefined) return unavailableProbe('no /proc and no ps');
-  return createPsProbe(rootPid, { psPath });
+  return createPsProbe(root, { psPath });
 }
 
 /** The mount options of procfs at `/proc` ("rw,relatime,hidepid=invisible"), or undefined. */
@@ -80,7 +94,7 @@ export function procMountOptions(procRoot = '/proc'): string | undefined {
  * sampled as a session samples its agent (procfs), or the source chosen without running it (ps).
  */
 export function machineProcessCoverage(machine: MachineProcessView = thisMachine()): ProcessCoverage {
-  const probe = openProcessProbe(process.pid, machine);
+  const probe = openProcessProbe({ pid: process.pid }, machine);
   if (probe.source === 'procfs') probe.sample(0);
   return probe.coverage();
 }

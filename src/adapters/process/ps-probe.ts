@@ -10,9 +10,9 @@
 import { execFile } from 'node:child_process';
 import { INITIAL_CPU_TRACKER, type CpuTracker } from '../../core/detector/process.js';
 import { PROCESS_EVIDENCE_KINDS, type ProcessCoverage } from '../../core/detector/process-coverage.js';
-import { parsePsOutput, processEvidenceFromPs, PS_COLUMNS } from '../../core/detector/ps-output.js';
+import { parsePsOutput, processEvidenceFromPs, PS_COLUMNS, type PsRow } from '../../core/detector/ps-output.js';
 import type { ProcessEvidence } from '../../core/types.js';
-import type { ProcessProbe } from './evidence-source.js';
+import type { ProcessProbe, ProcessRoot } from './evidence-source.js';
 import { MAX_TREE_PROCESSES } from './procfs-probe.js';
 
 /** A ps that has not answered in this long is killed; the sample stays absent. */
@@ -27,7 +27,15 @@ export interface PsProbeOptions {
   readonly maxProcesses?: number;
 }
 
-export function createPsProbe(rootPid: number, options: PsProbeOptions): ProcessProbe {
+/** The agent's pid in a listing: the root's own, or the first child of the job-control helper. */
+function rootPidIn(rows: readonly PsRow[], root: ProcessRoot): number | undefined {
+  if ('pid' in root) return root.pid;
+  return rows.find((row) => row.ppid === root.firstChildOf)?.pid;
+}
+
+export function createPsProbe(root: ProcessRoot, options: PsProbeOptions): ProcessProbe {
+  // Once found, the agent is followed for good (a later child of the helper is not the agent).
+  let agentRoot: ProcessRoot = root;
   let isRunning = false;
   let latest: ProcessEvidence = { sampled: false, reason: 'the first ps listing is not back yet' };
   let failure: string | undefined;
@@ -41,7 +49,14 @@ export function createPsProbe(rootPid: number, options: PsProbeOptions): Process
       return;
     }
     failure = undefined;
-    const result = processEvidenceFromPs(parsePsOutput(stdout), rootPid, cpu, startedAtMs, options.maxProcesses ?? MAX_TREE_PROCESSES);
+    const rows = parsePsOutput(stdout);
+    const rootPid = rootPidIn(rows, agentRoot);
+    if (rootPid === undefined) {
+      latest = { sampled: false, reason: `the agent (first child of ${'firstChildOf' in agentRoot ? agentRoot.firstChildOf : '?'}) not started yet` };
+      return;
+    }
+    agentRoot = { pid: rootPid };
+    const result = processEvidenceFromPs(rows, rootPid, cpu, startedAtMs, options.maxProcesses ?? MAX_TREE_PROCESSES);
     cpu = result.cpu;
     latest = result.evidence;
   };
@@ -65,7 +80,7 @@ export function createPsProbe(rootPid: number, options: PsProbeOptions): Process
   return {
     source: 'ps',
     sample(nowMs: number): ProcessEvidence {
-      if (!isRunning && Number.isInteger(rootPid) && rootPid > 0) start(nowMs);
+      if (!isRunning) start(nowMs);
       return latest;
     },
     coverage(): ProcessCoverage {

@@ -2,7 +2,7 @@
  * The live session's process evidence: the agent's process tree, sampled about once a second
  * whatever the tick rate, from the best source this machine offers (adapters/process/evidence-source.ts).
  */
-import { openProcessProbe, type ProcessProbe } from '../../adapters/process/evidence-source.js';
+import { hasProcfs, openProcessProbe, type ProcessProbe, type ProcessRoot } from '../../adapters/process/evidence-source.js';
 import type { ProcessCoverage } from '../../core/detector/process-coverage.js';
 import type { ProcessEvidence } from '../../core/types.js';
 import type { ProcessSource } from '../session.js';
@@ -24,7 +24,10 @@ export type LiveProcessSource = ProcessSource & { readonly coverage: () => Proce
 export function createProcessSource(
   agentPid: () => number | undefined,
   onSample: (evidence: ProcessEvidence, atMs: number) => void = () => undefined,
-  openProbe: (pid: number) => ProcessProbe = (pid) => openProcessProbe(pid),
+  openProbe: (root: ProcessRoot) => ProcessProbe = (root) => openProcessProbe(root),
+  /** The job-control helper, the agent's parent: where the agent's pid cannot be read (no /proc), the probe finds it. */
+  helperPid?: number,
+  isAgentPidReadable: boolean = hasProcfs(),
 ): LiveProcessSource {
   let probe: ProcessProbe | undefined;
   let lastSample: { readonly atMs: number; readonly evidence: ProcessEvidence } | undefined;
@@ -34,8 +37,9 @@ export function createProcessSource(
     // job-control helper) is only needed until then.
     if (probe === undefined) {
       const pid = agentPid();
-      if (pid === undefined) return { sampled: false, reason: 'agent pid not known yet' };
-      probe = openProbe(pid);
+      if (pid !== undefined) probe = openProbe({ pid });
+      else if (helperPid !== undefined && !isAgentPidReadable) probe = openProbe({ firstChildOf: helperPid });
+      else return { sampled: false, reason: 'agent pid not known yet' };
     }
     lastSample = { atMs: nowMs, evidence: probe.sample(nowMs) };
     onSample(lastSample.evidence, nowMs);

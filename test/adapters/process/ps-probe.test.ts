@@ -45,7 +45,7 @@ describe.skipIf(PS === undefined)('ps probe on this machine', () => {
   it('finds both sleep children of a shell from the ps listing', async () => {
     const shell = spawn('sh', ['-c', 'sleep 5 & sleep 5'], { stdio: 'ignore', detached: true });
     spawned.push(shell);
-    const probe = createPsProbe(shell.pid ?? -1, { psPath: PS ?? '' });
+    const probe = createPsProbe({ pid: shell.pid ?? -1 }, { psPath: PS ?? '' });
 
     const evidence = await sampleUntil(probe, (e) => e.sampled && (e.children ?? []).filter((c) => c.comm === 'sleep').length >= 2);
 
@@ -53,12 +53,23 @@ describe.skipIf(PS === undefined)('ps probe on this machine', () => {
     expect(evidence.sampled && evidence.children?.map((c) => c.comm)).toEqual(['sleep', 'sleep']);
     expect(probe.coverage()).toEqual({ source: 'ps', missing: [], why: undefined });
   });
+
+  it('finds the agent as the first child of the job-control helper when its pid is not known', async () => {
+    // The helper stands in for adapters/pty's job-control shell: its one child is the "agent".
+    const helper = spawn('sh', ['-c', 'sh -c "sleep 5 & sleep 5"; :'], { stdio: 'ignore', detached: true });
+    spawned.push(helper);
+    const probe = createPsProbe({ firstChildOf: helper.pid ?? -1 }, { psPath: PS ?? '' });
+
+    const evidence = await sampleUntil(probe, (e) => e.sampled && (e.children ?? []).length >= 2);
+
+    expect(evidence.sampled && evidence.children?.map((c) => c.comm)).toEqual(['sleep', 'sleep']);
+  });
 });
 
 describe('ps probe bounds', () => {
   it('never runs a second ps while one is running: samples meanwhile return the last listing', async () => {
     const ps = fakePs('sleep 1');
-    const probe = createPsProbe(process.pid, { psPath: ps.path });
+    const probe = createPsProbe({ pid: process.pid }, { psPath: ps.path });
 
     const first = probe.sample(0);
     for (let i = 1; i <= 5; i += 1) probe.sample(i * 1000);
@@ -70,7 +81,7 @@ describe('ps probe bounds', () => {
 
   it('kills a ps that hangs and reads its sample as absent, with every kind missing', async () => {
     const ps = fakePs('exec sleep 30');
-    const probe = createPsProbe(process.pid, { psPath: ps.path, timeoutMs: 200 });
+    const probe = createPsProbe({ pid: process.pid }, { psPath: ps.path, timeoutMs: 200 });
 
     const evidence = await sampleUntil(probe, (e) => !e.sampled && e.reason !== 'the first ps listing is not back yet');
 
@@ -80,7 +91,7 @@ describe('ps probe bounds', () => {
 
   it('cuts off a listing larger than its byte bound instead of reading it all', async () => {
     const ps = fakePs('yes "  1 0 1 -1 S 0:00.00 filler"');
-    const probe = createPsProbe(process.pid, { psPath: ps.path, maxBytes: 64 * 1024 });
+    const probe = createPsProbe({ pid: process.pid }, { psPath: ps.path, maxBytes: 64 * 1024 });
 
     const evidence = await sampleUntil(probe, (e) => !e.sampled && e.reason !== 'the first ps listing is not back yet');
 
@@ -92,7 +103,7 @@ describe('choosing the process evidence source', () => {
   it('on Linux without /proc reports the evidence as unavailable, saying why', () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentwrap-noproc-'));
     dirs.push(empty);
-    const probe = openProcessProbe(process.pid, { platform: 'linux', procRoot: empty, path: process.env['PATH'] });
+    const probe = openProcessProbe({ pid: process.pid }, { platform: 'linux', procRoot: empty, path: process.env['PATH'] });
 
     expect(probe.sample(0)).toEqual({ sampled: false, reason: `no /proc (nothing at ${empty}/self/stat): process evidence unavailable` });
     expect(probe.coverage()).toMatchObject({ source: 'none', missing: ['cpu', 'children', 'agent-state', 'foreground'] });
@@ -102,10 +113,10 @@ describe('choosing the process evidence source', () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentwrap-noproc-'));
     dirs.push(empty);
 
-    expect(openProcessProbe(process.pid, { platform: 'darwin', procRoot: empty, path: process.env['PATH'] }).source).toBe('ps');
+    expect(openProcessProbe({ pid: process.pid }, { platform: 'darwin', procRoot: empty, path: process.env['PATH'] }).source).toBe('ps');
   });
 
   it.skipIf(!existsSync('/proc/self/stat'))('uses /proc where it is there', () => {
-    expect(openProcessProbe(process.pid).source).toBe('procfs');
+    expect(openProcessProbe({ pid: process.pid }).source).toBe('procfs');
   });
 });
