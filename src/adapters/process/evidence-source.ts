@@ -8,9 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { PROCESS_EVIDENCE_KINDS, type ProcessCoverage, type ProcessEvidenceSourceName } from '../../core/detector/process-coverage.js';
 import type { ProcessEvidence } from '../../core/types.js';
-import { resolveOnPath } from '../agent-version.js';
 import { createProcfsProbe } from './procfs-probe.js';
-import { createPsProbe } from './ps-probe.js';
+import { createPsProbe, findPs } from './ps-probe.js';
 
 export interface ProcessProbe {
   readonly source: ProcessEvidenceSourceName;
@@ -36,11 +35,6 @@ export interface MachineProcessView {
 
 export function thisMachine(env: NodeJS.ProcessEnv = process.env): MachineProcessView {
   return { platform: process.platform, procRoot: '/proc', path: env['PATH'] };
-}
-
-/** ps where the system keeps it, or on PATH. */
-function findPs(path: string | undefined): string | undefined {
-  return ['/bin/ps', '/usr/bin/ps'].find((candidate) => existsSync(candidate)) ?? resolveOnPath('ps', path);
 }
 
 /** A source that sees nothing: every sample is absent, saying why. */

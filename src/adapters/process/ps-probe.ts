@@ -8,10 +8,12 @@
  * bytes: a hung ps is killed, a huge process table is cut off, and either reads as absent.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { INITIAL_CPU_TRACKER, type CpuTracker } from '../../core/detector/process.js';
 import { PROCESS_EVIDENCE_KINDS, type ProcessCoverage } from '../../core/detector/process-coverage.js';
 import { parsePsOutput, processEvidenceFromPs, PS_COLUMNS, type PsRow } from '../../core/detector/ps-output.js';
 import type { ProcessEvidence } from '../../core/types.js';
+import { resolveOnPath } from '../agent-version.js';
 import type { ProcessProbe, ProcessRoot } from './evidence-source.js';
 import { MAX_TREE_PROCESSES } from './procfs-probe.js';
 
@@ -19,6 +21,28 @@ import { MAX_TREE_PROCESSES } from './procfs-probe.js';
 export const PS_TIMEOUT_MS = 2000;
 /** ~100 bytes a process: room for ~10 000 processes, far more than a laptop runs. */
 export const PS_MAX_BYTES = 1024 * 1024;
+
+/** ps where the system keeps it, or on PATH. */
+export function findPs(path: string | undefined): string | undefined {
+  return ['/bin/ps', '/usr/bin/ps'].find((candidate) => existsSync(candidate)) ?? resolveOnPath('ps', path);
+}
+
+/**
+ * One process's state letter from ps (`T` stopped…), or undefined when ps fails or the process is
+ * gone: for the job-control helper's stop watch where /proc cannot tell (adapters/pty/job-control.ts).
+ */
+export function processStateFromPs(pid: number, psPath: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    try {
+      execFile(psPath, ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8', timeout: PS_TIMEOUT_MS, maxBuffer: 4096, killSignal: 'SIGKILL' }, (error, stdout) =>
+        resolve(error === null ? stdout.trim()[0] : undefined),
+      );
+    } catch {
+      // A spawn that throws (EAGAIN) leaves the state unknown, as a failed ps does.
+      resolve(undefined);
+    }
+  });
+}
 
 export interface PsProbeOptions {
   readonly psPath: string;
