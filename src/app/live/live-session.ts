@@ -117,13 +117,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
-  // Each fresh sample is recorded, so replay sees the CPU this tick saw (core/recorded-evidence).
-  const processes = createProcessSource(
-    () => launched.agentPid(),
-    (evidence, atMs) => recording.processSample(evidence, atMs),
-    undefined,
-    launched.pid,
-  );
+  const processes = createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs), undefined, launched.pid);
   const detector = new DetectorSession({
     clock,
     screen,

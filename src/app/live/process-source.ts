@@ -23,6 +23,7 @@ export type LiveProcessSource = ProcessSource & { readonly coverage: () => Proce
  */
 export function createProcessSource(
   agentPid: () => number | undefined,
+  /** Each fresh sample (the live session records it, so replay sees the CPU a tick saw: core/recorded-evidence). */
   onSample: (evidence: ProcessEvidence, atMs: number) => void = () => undefined,
   openProbe: (root: ProcessRoot) => ProcessProbe = (root) => openProcessProbe(root),
   /** The job-control helper, the agent's parent: where the agent's pid cannot be read (no /proc), the probe finds it. */
