@@ -9,9 +9,11 @@ import { createRequire } from 'node:module';
 import { resolveOnPath, versionOfExecutable } from '../adapters/agent-version.js';
 import type { LoadedConfig } from '../adapters/config-file.js';
 import { AGENTWRAP_VERSION, PACKAGE_ROOT } from '../adapters/paths.js';
+import { machineProcessCoverage, procMountOptions } from '../adapters/process/evidence-source.js';
 import { loadNativeRelay, RELAY_ADDON_PATH } from '../adapters/relay.js';
 import { checkStateRootForReading, resolveStateRoot } from '../adapters/state-dir.js';
 import { HOOK_AGENTS } from '../core/config/schema.js';
+import { describeProcessCoverage } from '../core/detector/process-coverage.js';
 import { formatSource, resolveLaunchSettings, resolveStateDirSetting, type LaunchSettings, type Setting } from '../core/config/launch-settings.js';
 import { versionAdvice, versionStatus } from '../core/packs/schema.js';
 import { isUnknownKeyProblem } from '../core/packs/lines.js';
@@ -131,6 +133,23 @@ function checkTerminal(input: DoctorInput): DoctorCheck {
     return check('terminal', 'warn', `TERM is ${term === undefined || term === '' ? 'unset' : 'dumb'}: agents draw plain text or refuse to start; ${facts}`, 'set TERM to what your terminal emulates, e.g. export TERM=xterm-256color');
   }
   return check('terminal', 'ok', facts);
+}
+
+/**
+ * Where the agent's process evidence would come from here (procfs, ps, nothing) and what a
+ * session loses without it. Sampled on doctor's own process, as a session samples its agent.
+ */
+function checkProcessEvidence(): DoctorCheck {
+  const coverage = machineProcessCoverage();
+  const cost = describeProcessCoverage(coverage);
+  if (cost !== undefined) {
+    const fix = coverage.source === 'procfs' || coverage.source === 'none' ? 'mount procfs at /proc (a container: do not mask it; hidepid is fine for your own processes)' : 'check that ps runs';
+    return check('process', 'warn', cost, fix);
+  }
+  if (coverage.source === 'ps') return check('process', 'ok', 'no /proc: CPU, children, stop and foreground of the agent\'s tree from ps, once a second');
+  const options = procMountOptions()?.split(',').filter((option) => /^(hidepid|subset)=/.test(option)) ?? [];
+  const restricted = options.length === 0 ? '' : ` (mounted ${options.join(',')}: other users' processes are hidden, the agent's own are not)`;
+  return check('process', 'ok', `/proc: CPU, children, stop and foreground of the agent's tree${restricted}`);
 }
 
 /** $TMUX is `socket,server-pid,session`. */
@@ -284,6 +303,7 @@ export function runDoctor(input: DoctorInput): DoctorReport {
     relay.check,
     checkTerminal(input),
     checkTmux(env, settings),
+    checkProcessEvidence(),
     state.check,
     ...checkConfig(config, settings),
     ...checkPacksAndAgents(env, config),

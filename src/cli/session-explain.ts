@@ -35,6 +35,22 @@ export interface ExplainPayload {
   readonly ticks: readonly TickLogEntry[];
   /** Absent from sessions started by an agentwrap before it had one. */
   readonly mirror?: MirrorReport;
+  /** Where the agent's process evidence comes from; null before the agent's pid was known, absent from older sessions. */
+  readonly process_evidence?: ProcessEvidenceReport | null;
+}
+
+/** What live/control-handlers.ts says of the session's process evidence source. */
+export interface ProcessEvidenceReport {
+  readonly source: 'procfs' | 'ps' | 'none';
+  readonly missing: readonly string[];
+  /** What is missing and what that costs; null when nothing is. */
+  readonly note: string | null;
+}
+
+const SOURCE_NAMES: Readonly<Record<ProcessEvidenceReport['source'], string>> = { procfs: '/proc', ps: 'ps', none: 'none' };
+
+function renderProcessEvidence(report: ProcessEvidenceReport): string {
+  return `process evidence: ${report.note ?? `${SOURCE_NAMES[report.source]}, complete (CPU, children, stop, foreground)`}`;
 }
 
 /** How output reached the terminal and what the screen mirror made of it (live-session.ts). */
@@ -106,6 +122,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         ticks: recent.map((e) => tickEntryToJson(e, payload.clock_start_ms)),
         pack: report === undefined ? null : explainToJson(report),
         mirror: payload.mirror ?? null,
+        process_evidence: payload.process_evidence ?? null,
       },
       2,
     )}\n`;
@@ -118,6 +135,7 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
   if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
+  if (payload.process_evidence !== undefined && payload.process_evidence !== null) lines.push(renderProcessEvidence(payload.process_evidence));
   lines.push('');
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`, payload.clock_start_ms));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');

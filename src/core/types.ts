@@ -91,9 +91,15 @@ export interface ProgramStatus {
 export interface ChildProcess {
   readonly pid: number;
   readonly comm: string;
-  /** One-letter /proc state: R running, S sleeping, D disk, T stopped, Z zombie… */
+  /** One-letter /proc state: R running, S sleeping, D disk, T stopped, Z zombie…; `?` for a live process whose stat is hidden (hidepid). */
   readonly state: string;
 }
+
+/**
+ * What process evidence a source can give (adapters/process/evidence-source.ts); each one missing
+ * costs the detector something (core/detector/process-coverage.ts).
+ */
+export type ProcessEvidenceKind = 'cpu' | 'children' | 'agent-state' | 'foreground';
 
 /**
  * One /proc sample of the agent's own process tree. Absent is not quiet: when the OS gives
@@ -106,7 +112,11 @@ export interface ProcessSample {
   readonly sampled: true;
   /** CPU time of the whole tree per wall second (1 = one full core); undefined on the first sample. */
   readonly cpuRate: number | undefined;
-  readonly children: readonly ChildProcess[];
+  /**
+   * The agent's descendants; undefined where the source cannot see them (a /proc without the
+   * task children files): unknown, not "none".
+   */
+  readonly children: readonly ChildProcess[] | undefined;
   /** The agent's own /proc state letter. */
   readonly agentState: string;
   readonly isStopped: boolean;

@@ -632,9 +632,47 @@ static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size
   pthread_mutex_unlock(&relay->mutex);
 }
 
+/*
+ * macOS's poll() does not support devices (poll(2), BUGS): on a terminal it reports POLLNVAL
+ * at once, which would leave the relay spinning with the keyboard dead. There the relay waits
+ * with select(), which does support them, for its two or three fds; an fd past FD_SETSIZE
+ * (select cannot hold it) goes to poll() after all. Elsewhere poll() it is.
+ */
+#ifdef __APPLE__
+#include <sys/select.h>
+static int relay_poll(struct pollfd *fds, nfds_t count, int timeout_ms) {
+  fd_set readable, writable;
+  FD_ZERO(&readable);
+  FD_ZERO(&writable);
+  int max_fd = -1;
+  for (nfds_t i = 0; i < count; i++) {
+    fds[i].revents = 0;
+    if (fds[i].fd < 0) continue;
+    if (fds[i].fd >= FD_SETSIZE) return poll(fds, count, timeout_ms);
+    if (fds[i].events & POLLIN) FD_SET(fds[i].fd, &readable);
+    if (fds[i].events & POLLOUT) FD_SET(fds[i].fd, &writable);
+    if (fds[i].fd > max_fd) max_fd = fds[i].fd;
+  }
+  struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  int ready = select(max_fd + 1, &readable, &writable, NULL, timeout_ms < 0 ? NULL : &timeout);
+  if (ready <= 0) return ready;
+  int with_events = 0;
+  for (nfds_t i = 0; i < count; i++) {
+    if (fds[i].fd < 0) continue;
+    /* A hangup reads as readable (the read then returns 0 or EIO), as poll's POLLHUP leads to. */
+    if (FD_ISSET(fds[i].fd, &readable)) fds[i].revents |= POLLIN;
+    if (FD_ISSET(fds[i].fd, &writable)) fds[i].revents |= POLLOUT;
+    if (fds[i].revents != 0) with_events++;
+  }
+  return with_events;
+}
+#else
+#define relay_poll poll
+#endif
+
 static int wait_fd(int fd, short events, int wake_fd, int timeout_ms) {
   struct pollfd fds[2] = {{fd, events, 0}, {wake_fd, POLLIN, 0}};
-  int ready = poll(fds, 2, timeout_ms);
+  int ready = relay_poll(fds, 2, timeout_ms);
   if (ready > 0 && (fds[1].revents & POLLIN)) {
     unsigned char sink[64];
     (void)!read(wake_fd, sink, sizeof sink);
@@ -726,7 +764,7 @@ static void drain_master_at_stop(relay_t *relay, unsigned char *buffer, unsigned
   uint64_t give_up_at = now_ns() + (uint64_t)STOP_FLUSH_MS * 1000000u;
   while (now_ns() < give_up_at) {
     struct pollfd master = {relay->master_fd, POLLIN, 0};
-    int ready = poll(&master, 1, 0);
+    int ready = relay_poll(&master, 1, 0);
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0 || !(master.revents & (POLLIN | POLLHUP | POLLERR))) return;
     ssize_t count = read(relay->master_fd, buffer, READ_BYTES);
@@ -806,7 +844,7 @@ static void *relay_main(void *arg) {
     fds[0] = (struct pollfd){relay->master_fd, POLLIN, 0};
     fds[1] = (struct pollfd){relay->wake_read, POLLIN, 0};
     fds[2] = (struct pollfd){input_open ? relay->in_fd : -1, POLLIN, 0};
-    int ready = poll(fds, 3, timeout_ms);
+    int ready = relay_poll(fds, 3, timeout_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt, ROOT } from '../helpers/cli.js';
+import { canHideProc, withProcHidden } from '../helpers/hidden-proc.js';
 
 let dir: string;
 let home: string;
@@ -57,6 +58,15 @@ describe('agentwrap doctor', () => {
 
     expect(code).toBe(1);
     expect(lines.filter((l) => l.startsWith('fail'))).toEqual([`fail  tmux: $TMUX names socket ${join(dir, 'gone.sock')}, which is gone: this shell outlived its tmux server — open a new tmux window, or unset TMUX`]);
+  });
+
+  it.skipIf(!canHideProc)('with /proc hidden: one warning naming the process evidence lost and what detection relies on', () => {
+    const [file, args] = withProcHidden(process.execPath, [CLI, 'doctor']);
+    const result = spawnSync(file, args, { encoding: 'utf8', env: cleanEnv(), timeout: 20_000 });
+
+    expect(result.stdout.split('\n').filter((line) => line.includes('process:'))).toEqual([
+      "warn  process: no /proc (nothing at /proc/self/stat): busy-without-output, child-process, stopped/zombie-agent and child-in-foreground evidence unavailable; detection relies on screen, title and the agent's own signals — mount procfs at /proc (a container: do not mask it; hidepid is fine for your own processes)",
+    ]);
   });
 
   it('a broken user pack fails in one line naming file, line, rule and problem', () => {

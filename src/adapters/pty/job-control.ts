@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseStat, type ProcStat } from '../../core/detector/process.js';
+import { hasProcfs } from '../process/evidence-source.js';
+import { findPs, processStateFromPs } from '../process/ps-probe.js';
 import type { PtySpawnOptions } from './types.js';
 
 /**
@@ -38,7 +40,9 @@ export const JOB_CONTROL_SCRIPT = [
   // 147 = 128 + SIGSTOP: not Ctrl-Z but someone pausing the agent itself (kill -STOP). The
   // terminal stays with agentwrap, which keeps watching (a paused agent is reported `stuck`);
   // once something continues the agent, the helper waits on it in the foreground again.
-  '  if [ "$status" -eq 147 ]; then',
+  // Without /proc (macOS) the helper cannot see the agent's state, so it takes the Ctrl-Z way:
+  // the agent stays paused, and so does agentwrap, until the user's `fg` continues all three.
+  '  if [ "$status" -eq 147 ] && [ -r "/proc/$$/stat" ]; then',
   // The job's pid: the helper's only child (`jobs -p` would run in a subshell without the job table).
   '    read -r pid rest < "/proc/$$/task/$$/children"',
   // The shell took the terminal back when the job stopped, so once continued the agent runs in
@@ -140,16 +144,29 @@ export function signalQuietly(pid: number, signal: NodeJS.Signals): boolean {
 
 /**
  * `onStopped` listeners for `pid`: SIGCHLD is subscribed while any listener is, and a stopped
- * child (state T in /proc) fires them.
+ * child (state T in /proc) fires them. Without /proc (macOS) one `ps` per SIGCHLD tells the
+ * state instead: a SIGCHLD comes when the child stops, continues or exits, so rarely.
  */
 export class StopWatch {
   private readonly listeners = new Set<() => void>();
   private readonly onSigchld = (): void => {
-    const stat = readProcStat(this.pid);
-    if (stat?.state === 'T') for (const listener of this.listeners) listener();
+    const fire = (): void => {
+      for (const listener of this.listeners) listener();
+    };
+    if (this.psPath === undefined) {
+      if (readProcStat(this.pid)?.state === 'T') fire();
+      return;
+    }
+    void processStateFromPs(this.pid, this.psPath).then((state) => {
+      if (state === 'T') fire();
+    });
   };
 
-  constructor(private readonly pid: number) {}
+  /** `psPath`: read the state with ps, not /proc (by default only where there is no /proc). */
+  constructor(
+    private readonly pid: number,
+    private readonly psPath: string | undefined = hasProcfs() ? undefined : findPs(process.env['PATH']),
+  ) {}
 
   add(listener: () => void): () => void {
     if (this.listeners.size === 0) process.on('SIGCHLD', this.onSigchld);

@@ -22,7 +22,7 @@ import {
   type PtyProcess,
 } from '../../adapters/pty/index.js';
 import { ModeTracker, processTerminal, type ModeState, type OuterTerminal, type TerminalSize } from '../../adapters/terminal/terminal.js';
-import { treeCpuRate } from '../../adapters/process/probe.js';
+import { treeCpuRate } from '../../adapters/process/procfs-probe.js';
 import { FirstScreenWatch } from './first-screen.js';
 import { GuardianUpdates } from './guardian-updates.js';
 import { probeBeforeSpawn, programStatusPath } from './program-status.js';

@@ -3,6 +3,7 @@
  * (agent hooks), subscribe, screen (the preview stream) and ping's info. Each handler reads the parts it needs; none blocks the tick.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
+import { describeProcessCoverage, type ProcessCoverage } from '../../core/detector/process-coverage.js';
 import { explainPack, packInputFromSnapshot } from '../../core/packs/evaluate.js';
 import { versionStatus, type VersionAdvice } from '../../core/packs/versions.js';
 import type { ControlHandlers } from '../control/socket.js';
@@ -25,6 +26,8 @@ export interface ControlHandlerParts {
   readonly versionNote: VersionAdvice | undefined;
   /** The session runs without its agent's reporter: why (status explain's `reporter:` line). */
   readonly reporterAbsence?: string | undefined;
+  /** What the agent's process evidence source sees (undefined until the agent's pid is known). */
+  readonly processCoverage?: () => ProcessCoverage | undefined;
   readonly nowMs: () => number;
   /** A report arrived: evaluate at once (a reported blocker must not wait for the 1 Hz floor). */
   readonly onReport: (params: Readonly<Record<string, unknown>>) => void;
@@ -55,6 +58,12 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
     info: () => ({ session: identity.key, agent: identity.sourceCli }),
     screen: (emit) => parts.screenFeed.subscribe(emit),
   };
+}
+
+/** The source of the agent's process evidence, what it lacks and what that costs (status explain). */
+function processEvidenceReport(coverage: ProcessCoverage | undefined): unknown {
+  if (coverage === undefined) return null;
+  return { source: coverage.source, missing: coverage.missing, note: describeProcessCoverage(coverage) ?? null };
 }
 
 /** `status explain <session>`: the decision, the pack, every rule against the screen now, the tick log. */
@@ -90,6 +99,7 @@ export function explainPayload(parts: ControlHandlerParts): unknown {
     version_note: parts.versionNote === undefined ? null : `${parts.versionNote.text}; ${parts.versionNote.todo}`,
     version_level: parts.versionNote?.level ?? null,
     reporter_note: parts.reporterAbsence ?? null,
+    process_evidence: processEvidenceReport(parts.processCoverage?.()),
     pack_notes: parts.registry.notes(),
     state: detector.state.session,
     // Every rule against the screen as it is now (the tick log holds only the matches).

@@ -117,14 +117,14 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
+  const processes = createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs), undefined, launched.pid);
   const detector = new DetectorSession({
     clock,
     screen,
     // `claude "fix the tests"`: the start-up work answers that prompt, so it can end in done.
     hasCommandLinePrompt: hasCommandLinePrompt(sourceCli, options.args),
     packs: packSource,
-    // Each fresh sample is recorded, so replay sees the CPU this tick saw (core/recorded-evidence).
-    processes: createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs)),
+    processes,
     reports: (nowMs) => reporter.evidence(nowMs),
     onWarning: warn,
     onChange: (state, entry) => publisher.onChange(state, entry),
@@ -200,6 +200,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     agentVersion,
     versionNote,
     reporterAbsence: options.reporterAbsence,
+    processCoverage: processes.coverage,
     nowMs: () => clock.nowMs(),
     onReport: (params) => {
       // Recorded so replay feeds the same report back (core/recorded-evidence).

@@ -14,7 +14,8 @@ function processLine(entry: TickLogEntry): string {
   const p = entry.digest.process;
   if (!p.sampled) return `absent (${p.reason})`;
   const cpu = p.cpuRate === undefined ? 'cpu n/a' : `cpu ${(p.cpuRate * 100).toFixed(1)}%`;
-  const children = p.liveChildren === 0 ? 'no children' : `${p.liveChildren} children (${p.childCommands.join(', ')})`;
+  const children =
+    p.liveChildren === undefined ? 'children unknown' : p.liveChildren === 0 ? 'no children' : `${p.liveChildren} children (${p.childCommands.join(', ')})`;
   const fg = p.isForeground === undefined ? '' : p.isForeground ? ', agent in foreground' : ', child in foreground';
   return `${cpu}, state ${p.agentState}, ${children}${fg}`;
 }

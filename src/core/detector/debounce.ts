@@ -317,6 +317,7 @@ export const INITIAL_WATCHDOG: WatchdogState = {
 export type WatchdogReason =
   | 'not-working'
   | 'unsampled'
+  | 'children-unknown'
   | 'stopped'
   | 'stopped-grace'
   | 'moving'
@@ -354,7 +355,7 @@ export function watchdog(
   if (proc.sampled) {
     // A first sample has no rate yet: unknown CPU cannot be called quiet, so it counts as movement.
     if (proc.cpuRate === undefined || proc.cpuRate >= CPU_QUIET_RATE) movedAt.push(nowMs);
-    if (proc.children.some((child) => child.state !== 'Z' && child.state !== 'X')) movedAt.push(nowMs);
+    if (proc.children?.some((child) => child.state !== 'Z' && child.state !== 'X') === true) movedAt.push(nowMs);
   }
   const isStopped = proc.sampled && proc.isStopped;
   const lastActivityMs = Math.max(...movedAt);
@@ -372,6 +373,9 @@ export function watchdog(
     if (stoppedMs >= STOPPED_STUCK_MS) return done(true, 'stopped', `stopped for ${stoppedMs} ms`);
     return done(false, 'stopped-grace', `${stoppedMs} of ${STOPPED_STUCK_MS} ms`);
   }
+  // A source that cannot see the children (a /proc without the children files) cannot see a tool
+  // running under a quiet screen either: quiet cannot be concluded, as without any sample.
+  if (proc.children === undefined) return done(false, 'children-unknown', 'the process source cannot see the agent\'s children');
   const quietMs = nowMs - lastActivityMs;
   if (quietMs <= 0) return done(false, 'moving');
   if (quietMs >= WATCHDOG_QUIET_MS) return done(true, 'quiet', `nothing moved for ${quietMs} ms`);

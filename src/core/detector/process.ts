@@ -1,6 +1,6 @@
 /**
  * Pure reading of /proc data: stat lines, the process tree, CPU rate, foreground ownership. The
- * adapter (adapters/process/probe.ts) only reads files and hands their text here, so all of it is
+ * adapter (adapters/process/procfs-probe.ts) only reads files and hands their text here, so all of it is
  * testable with synthetic input.
  */
 import { CPU_RATE_MIN_WINDOW_MS } from '../policy.js';

@@ -40,7 +40,8 @@ export interface SnapshotDigest {
         readonly sampled: true;
         readonly cpuRate: number | undefined;
         readonly agentState: string;
-        readonly liveChildren: number;
+        /** Undefined where the source cannot see the agent's children. */
+        readonly liveChildren: number | undefined;
         /** Distinct child commands, e.g. ["bash", "node"]. */
         readonly childCommands: readonly string[];
         readonly isForeground: boolean | undefined;
@@ -122,8 +123,8 @@ export function digestSnapshot(snapshot: EvidenceSnapshot, nowMs: number, decisi
           sampled: true,
           cpuRate: proc.cpuRate,
           agentState: proc.agentState,
-          liveChildren: proc.children.filter((child) => child.state !== 'Z' && child.state !== 'X').length,
-          childCommands: [...new Set(proc.children.map((child) => child.comm))],
+          liveChildren: proc.children?.filter((child) => child.state !== 'Z' && child.state !== 'X').length,
+          childCommands: [...new Set((proc.children ?? []).map((child) => child.comm))],
           isForeground: proc.isForeground,
         }
       : { sampled: false, reason: proc.reason },

@@ -82,7 +82,7 @@ function processKey(proc: ProcessEvidence): unknown {
   // wobbles inside one band is not a change.
   const cpu =
     proc.cpuRate === undefined ? 'none' : proc.cpuRate >= CPU_BUSY_RATE ? 'busy' : proc.cpuRate >= CPU_QUIET_RATE ? 'active' : 'quiet';
-  return [cpu, proc.agentState, proc.isStopped, proc.isZombie, proc.isForeground, proc.children.map((c) => `${c.pid}${c.state}`).join(',')];
+  return [cpu, proc.agentState, proc.isStopped, proc.isZombie, proc.isForeground, proc.children?.map((c) => `${c.pid}${c.state}`).join(',') ?? 'children unknown'];
 }
 
 /** Everything arbitrate, debounce and the watchdog read from a snapshot (apart from time). */

@@ -49,7 +49,7 @@ export function encodeProcessSample(evidence: ProcessEvidence): string {
     isStopped: evidence.isStopped,
     isZombie: evidence.isZombie,
     isForeground: evidence.isForeground ?? null,
-    children: evidence.children.map((child) => [child.pid, child.comm, child.state]),
+    children: evidence.children?.map((child) => [child.pid, child.comm, child.state]) ?? null,
   });
 }
 
@@ -130,7 +130,9 @@ export function checkEvidenceData(code: EvidenceEventCode, data: string): string
   return typeof decoded === 'string' ? decoded : undefined;
 }
 
-function decodeChildren(value: unknown): ChildProcess[] | string {
+/** A list of [pid, comm, state], or null where the source could not see the children. */
+function decodeChildren(value: unknown): ChildProcess[] | undefined | string {
+  if (value === null) return undefined;
   if (!Array.isArray(value)) return 'process sample "children" is not a list';
   const children: ChildProcess[] = [];
   for (const entry of value as unknown[]) {

@@ -5,6 +5,7 @@
  * times a second: ~2 s of CPU per 30 s), and still notices the agent being continued or
  * killed. (CPU itself is measured in docs/launcher.md, not asserted: no speed checks here.)
  */
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { childEnvironment, readChildPids, readProcStat, spawnPty, type PtyProcess } from '../../../src/adapters/pty/index.js';
 import { signalTarget } from '../../../src/adapters/pty/job-control.js';
@@ -34,7 +35,9 @@ async function helperChildrenOver(helper: number, forMs: number): Promise<Set<nu
   return seen;
 }
 
-describe('job-control helper with the agent stopped from outside', () => {
+const hasProc = existsSync('/proc/self/stat');
+
+describe.skipIf(!hasProc)('job-control helper with the agent stopped from outside', () => {
   it('starts nothing while the agent stays stopped, and resumes it in the foreground once continued', async () => {
     const pty = spawnAgent('echo READY; read line; echo "got $line"');
     let text = '';
@@ -75,6 +78,32 @@ describe('job-control helper with the agent stopped from outside', () => {
     pty.dispose();
 
     expect(exit.code).toBe(137);
+  });
+});
+
+describe.skipIf(hasProc)('job-control helper without /proc, the agent stopped from outside', () => {
+  it('leaves the agent paused (the helper suspends as on Ctrl-Z) until the helper is continued', async () => {
+    // Without /proc the agent's pid is not known to agentwrap: the agent says it.
+    const pty = spawnAgent('echo "PID=$$ READY"; read line; echo "got $line"');
+    let text = '';
+    pty.onData((chunk) => {
+      text += chunk.toString();
+    });
+    await ranFirstLine(() => text);
+    const agent = Number(/PID=(\d+)/.exec(text)?.[1]);
+    process.kill(agent, 'SIGSTOP');
+    await sleep(800); // a window for a wrong reaction (the helper continuing the agent) to show
+    pty.write('back\r');
+    await sleep(800);
+    const whilePaused = text;
+    // The user's `fg`: agentwrap continues the helper, which continues the agent in the foreground.
+    process.kill(pty.pid, 'SIGCONT');
+    const exit = await pty.exited;
+    pty.dispose();
+
+    expect(whilePaused).not.toContain('got back');
+    expect(text).toContain('got back');
+    expect(exit.code).toBe(0);
   });
 });
 

@@ -2,6 +2,8 @@
  * The parts spawnPty is composed of, one by one (test/adapters/pty/pty.test.ts runs them together
  * against real PTYs).
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { JOB_CONTROL_SCRIPT, JOB_CONTROL_SHELL, jobCommand, StopWatch } from '../../../src/adapters/pty/job-control.js';
 import { OutputFanout } from '../../../src/adapters/pty/read-tail.js';
@@ -24,6 +26,22 @@ describe('StopWatch', () => {
 
     expect(during).toBe(before + 1);
     expect(process.listenerCount('SIGCHLD')).toBe(before);
+  });
+
+  // The macOS way (no /proc), run here with procps: Linux's ps needs /proc itself.
+  const PS = ['/bin/ps', '/usr/bin/ps'].find((path) => existsSync(path));
+  it.skipIf(PS === undefined || !existsSync('/proc/self/stat'))('sees a stopped child through ps where /proc is not used', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const stops = new StopWatch(child.pid ?? -1, PS);
+    try {
+      const stopped = new Promise<string>((resolve) => stops.add(() => resolve('stopped')));
+      child.kill('SIGSTOP');
+
+      expect(await stopped).toBe('stopped');
+    } finally {
+      stops.dispose();
+      child.kill('SIGKILL');
+    }
   });
 });
 

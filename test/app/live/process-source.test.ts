@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createProcessSource, PROCESS_SAMPLE_MIN_MS } from '../../../src/app/live/process-source.js';
-import type { ProcessEvidence } from '../../../src/core/types.js';
+import type { ProcessProbe, ProcessRoot } from '../../../src/adapters/process/evidence-source.js';
 
-function fakeProbe(): { open: (pid: number) => { sample(nowMs: number): ProcessEvidence }; opened: number[]; samples: number[] } {
+function fakeProbe(): { open: (root: ProcessRoot) => ProcessProbe; opened: number[]; samples: number[] } {
   const opened: number[] = [];
   const samples: number[] = [];
   return {
     opened,
     samples,
-    open: (pid) => {
-      opened.push(pid);
+    open: (root) => {
+      opened.push('pid' in root ? root.pid : -root.firstChildOf);
       return {
+        source: 'none',
+        coverage: () => ({ source: 'none', missing: ['cpu'], why: 'fake' }),
         sample: (nowMs) => {
           samples.push(nowMs);
           return { sampled: false, reason: `sample at ${nowMs}` };
@@ -41,5 +43,16 @@ describe('createProcessSource', () => {
 
     expect(probe.samples).toEqual([1_000, 1_000 + PROCESS_SAMPLE_MIN_MS]);
     expect(probe.opened).toEqual([100]);
+  });
+
+  it('where the agent pid cannot be read (no /proc), samples the first child of the job-control helper', () => {
+    const withoutProc = fakeProbe();
+    const withProc = fakeProbe();
+
+    createProcessSource(() => undefined, undefined, withoutProc.open, 42, false)(0);
+    createProcessSource(() => undefined, undefined, withProc.open, 42, true)(0);
+
+    expect(withoutProc.opened).toEqual([-42]);
+    expect(withProc.opened).toEqual([]);
   });
 });

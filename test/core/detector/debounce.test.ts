@@ -342,6 +342,15 @@ describe('watchdog', () => {
     expect(result).toMatchObject({ stuck: false, reason: 'not-working' });
   });
 
+  it('cannot conclude quiet where the children are unknown, yet still sees a stopped agent', () => {
+    const unknownChildren = watchdog(quietMemory, 'working', snapshot({ process: sampledProcess({ children: undefined }) }), later + 60_000);
+    const stoppedSince = watchdog(quietMemory, 'working', snapshot({ process: sampledProcess({ agentState: 'T', isStopped: true, children: undefined }) }), later);
+    const stopped = watchdog(stoppedSince.state, 'working', snapshot({ process: sampledProcess({ agentState: 'T', isStopped: true, children: undefined }) }), later + STOPPED_STUCK_MS);
+
+    expect(unknownChildren).toMatchObject({ stuck: false, reason: 'children-unknown' });
+    expect(stopped).toMatchObject({ stuck: true, reason: 'stopped' });
+  });
+
   it('without /proc it cannot conclude quiet and never marks stuck', () => {
     const result = watchdog(quietMemory, 'working', snapshot({ process: unsampledProcess() }), later + 60_000);
 

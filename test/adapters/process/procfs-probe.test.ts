@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProcessProbe } from '../../../src/adapters/process/probe.js';
+import { createProcfsProbe } from '../../../src/adapters/process/procfs-probe.js';
 import type { ProcessEvidence } from '../../../src/core/types.js';
 
 const hasProc = existsSync('/proc/self/stat');
@@ -51,23 +51,23 @@ afterEach(() => {
 describe.skipIf(!hasProc)('process probe on /proc', () => {
   it('finds both sleep children of a shell, and only those', async () => {
     const shell = start('sleep 5 & sleep 5');
-    const probe = createProcessProbe(pidOf(shell));
+    const probe = createProcfsProbe(pidOf(shell));
 
-    const evidence = await sampleUntil(probe.sample, (e) => e.sampled && e.children.filter((c) => c.comm === 'sleep').length >= 2);
+    const evidence = await sampleUntil((now) => probe.sample(now), (e) => e.sampled && (e.children ?? []).filter((c) => c.comm === 'sleep').length >= 2);
 
     expect(evidence.sampled).toBe(true);
     if (!evidence.sampled) return;
-    expect(evidence.children.map((c) => c.comm)).toEqual(['sleep', 'sleep']);
+    expect(evidence.children?.map((c) => c.comm)).toEqual(['sleep', 'sleep']);
     expect(evidence.isStopped).toBe(false);
-    expect(createProcessProbe(pidOf(shell)).sample(0)).toMatchObject({ sampled: true, cpuRate: undefined });
+    expect(createProcfsProbe(pidOf(shell)).sample(0)).toMatchObject({ sampled: true, cpuRate: undefined });
   });
 
   // A busy loop's share of a core depends on what else runs (two busy loops beside the suite
   // leave it well under half a core on 2 cores); that it registers as busy at all is the point.
   it('measures a busy child as using CPU', async () => {
     const shell = start('while :; do :; done & wait');
-    const probe = createProcessProbe(pidOf(shell));
-    await sampleUntil(probe.sample, (e) => e.sampled && e.children.length >= 1);
+    const probe = createProcfsProbe(pidOf(shell));
+    await sampleUntil((now) => probe.sample(now), (e) => e.sampled && (e.children ?? []).length >= 1);
     probe.sample(performance.now());
 
     await pause(1000);
@@ -80,11 +80,11 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
 
   it('sees a SIGSTOPped agent as stopped, and a quiet one at near zero CPU', async () => {
     const shell = start('sleep 5');
-    const probe = createProcessProbe(pidOf(shell));
-    await sampleUntil(probe.sample, (e) => e.sampled);
+    const probe = createProcfsProbe(pidOf(shell));
+    await sampleUntil((now) => probe.sample(now), (e) => e.sampled);
     process.kill(pidOf(shell), 'SIGSTOP');
 
-    const evidence = await sampleUntil(probe.sample, (e) => e.sampled && e.isStopped);
+    const evidence = await sampleUntil((now) => probe.sample(now), (e) => e.sampled && e.isStopped);
 
     expect(evidence).toMatchObject({ sampled: true, isStopped: true, agentState: 'T', isZombie: false });
     if (evidence.sampled) expect(evidence.cpuRate ?? 0).toBeLessThan(0.05);
@@ -93,13 +93,13 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
   it('sees an exited, unreaped process as a zombie, both as a child and as the probed agent', async () => {
     const shell = start('sh -c "exit 0" & exec sleep 5');
     // The inner sh exits at once; its parent (now `sleep`, via exec) never reaps it.
-    const probe = createProcessProbe(pidOf(shell));
+    const probe = createProcfsProbe(pidOf(shell));
 
-    const evidence = await sampleUntil(probe.sample, (e) => e.sampled && e.children.some((c) => c.state === 'Z'));
-    const zombiePid = evidence.sampled ? evidence.children[0]?.pid : undefined;
-    const asAgent = createProcessProbe(zombiePid ?? -1).sample(0);
+    const evidence = await sampleUntil((now) => probe.sample(now), (e) => e.sampled && e.children?.some((c) => c.state === 'Z') === true);
+    const zombiePid = evidence.sampled ? evidence.children?.[0]?.pid : undefined;
+    const asAgent = createProcfsProbe(zombiePid ?? -1).sample(0);
 
-    expect(evidence.sampled && evidence.children.map((c) => c.state)).toEqual(['Z']);
+    expect(evidence.sampled && evidence.children?.map((c) => c.state)).toEqual(['Z']);
     expect(asAgent).toMatchObject({ sampled: true, isZombie: true, agentState: 'Z', children: [] });
   });
 
@@ -113,15 +113,15 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
     ].join(' ');
     const node = spawn(process.execPath, ['-e', script], { stdio: 'ignore', detached: true });
     spawned.push(node);
-    const probe = createProcessProbe(pidOf(node));
+    const probe = createProcfsProbe(pidOf(node));
 
-    const evidence = await sampleUntil(probe.sample, (e) => e.sampled && e.children.some((c) => c.comm === 'sleep'));
+    const evidence = await sampleUntil((now) => probe.sample(now), (e) => e.sampled && e.children?.some((c) => c.comm === 'sleep') === true);
 
-    expect(evidence.sampled && evidence.children.map((c) => c.comm)).toEqual(['sleep']);
+    expect(evidence.sampled && evidence.children?.map((c) => c.comm)).toEqual(['sleep']);
   });
 
   it('gives a clear, unsampled result for a pid that does not exist', () => {
-    const evidence = createProcessProbe(2 ** 22 + 12_345).sample(0);
+    const evidence = createProcfsProbe(2 ** 22 + 12_345).sample(0);
 
     expect(evidence).toEqual({ sampled: false, reason: `process ${2 ** 22 + 12_345} not found` });
   });
@@ -129,7 +129,7 @@ describe.skipIf(!hasProc)('process probe on /proc', () => {
   it('reports a missing procfs as absent, not quiet', () => {
     const empty = mkdtempSync(join(tmpdir(), 'agentwrap-noproc-'));
     try {
-      const evidence = createProcessProbe(process.pid, { procRoot: empty }).sample(0);
+      const evidence = createProcfsProbe(process.pid, { procRoot: empty }).sample(0);
 
       expect(evidence).toEqual({ sampled: false, reason: `no procfs at ${empty}` });
     } finally {
@@ -168,9 +168,9 @@ describe('process probe on a fake procfs', () => {
     writeFileSync(join(root, '200', 'task', '999', 'children'), '400 ');
     fakeProcess(400, 200, 'S', { 400: [] });
 
-    const evidence = createProcessProbe(100, { procRoot: root }).sample(0);
+    const evidence = createProcfsProbe(100, { procRoot: root }).sample(0);
 
-    expect(evidence.sampled && evidence.children.map((c) => c.pid)).toEqual([200, 300]);
+    expect(evidence.sampled && evidence.children?.map((c) => c.pid)).toEqual([200, 300]);
   });
 
   it('lists every task of a zombie leader whose last thread still runs', () => {
@@ -182,8 +182,47 @@ describe('process probe on a fake procfs', () => {
     writeFileSync(join(root, '200', 'task', '201', 'children'), '300 ');
     fakeProcess(300, 200, 'S', { 300: [] });
 
-    const evidence = createProcessProbe(100, { procRoot: root }).sample(0);
+    const evidence = createProcfsProbe(100, { procRoot: root }).sample(0);
 
-    expect(evidence.sampled && evidence.children.map((c) => c.pid)).toEqual([200, 300]);
+    expect(evidence.sampled && evidence.children?.map((c) => c.pid)).toEqual([200, 300]);
+  });
+
+  it('without the children files still reads the agent\'s own CPU, state and foreground, and calls the children unknown', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    mkdirSync(join(root, 'self'), { recursive: true });
+    writeFileSync(join(root, 'self', 'stat'), statLine(1, 0, 'S', 1));
+    // A kernel without CONFIG_PROC_CHILDREN: the task directory has no children file.
+    mkdirSync(join(root, '100', 'task', '100'), { recursive: true });
+    writeFileSync(join(root, '100', 'stat'), statLine(100, 1, 'T', 1));
+    const probe = createProcfsProbe(100, { procRoot: root });
+
+    const evidence = probe.sample(0);
+
+    expect(evidence).toMatchObject({ sampled: true, agentState: 'T', isStopped: true, children: undefined });
+    expect(probe.coverage()).toMatchObject({ source: 'procfs', missing: ['children'] });
+  });
+
+  it('keeps a child whose stat it may not read (hidepid) as a live child of unknown state', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    // This test's own pid stands for the hidden child: alive, but absent from this /proc.
+    fakeProcess(100, 1, 'S', { 100: [process.pid, 2 ** 22 + 4321] });
+
+    const evidence = createProcfsProbe(100, { procRoot: root }).sample(0);
+
+    // The other listed pid is gone (not alive): it is not a child any more.
+    expect(evidence.sampled && evidence.children).toEqual([{ pid: process.pid, comm: '?', state: '?' }]);
+  });
+
+  it('names an agent that /proc hides as hidden, with every kind of evidence missing, not as gone', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    fakeProcess(1, 0, 'S', { 1: [] });
+    mkdirSync(join(root, 'self'));
+    writeFileSync(join(root, 'self', 'stat'), statLine(1, 0, 'S', 1));
+    const probe = createProcfsProbe(process.pid, { procRoot: root });
+
+    const evidence = probe.sample(0);
+
+    expect(evidence).toEqual({ sampled: false, reason: `${root} does not show process ${process.pid} (hidepid, or a /proc of another pid namespace)` });
+    expect(probe.coverage().missing).toEqual(['cpu', 'children', 'agent-state', 'foreground']);
   });
 });
