@@ -66,7 +66,7 @@ function publishedDate(pkg, version) {
  */
 function recordScenario(agent, version, scenario, place) {
   const args = [LIVE_LOCK, process.execPath, join(REPO, 'test', 'capture', 'run.mjs'), '--agent', agent, '--version', version, '--scenario', scenario, '--size', DRIFT_SIZES.join(','), '--no-eval', ...(place.habitat ? ['--habitat', place.habitat] : [])];
-  console.error(`[drift] flock ${args.slice(1).map((x) => relative(REPO, x) || x).join(' ')}`);
+  console.error(`[drift] flock ${LIVE_LOCK} node ${args.slice(2).map((x) => relative(REPO, x) || x).join(' ')}`);
   const r = spawnSync('flock', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 });
   process.stderr.write(r.stdout ?? '');
   const failures = {};
