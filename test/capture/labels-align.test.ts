@@ -22,6 +22,16 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, [{ t: 2000, bytes: '\r' }], 0)).toBeCloseTo(30, 6);
   });
 
+  it('finds an offset over a second (a loaded machine) and does not pair a key with a wrong event of its bytes', () => {
+    // Claude Code 2.1.337 simple-120x40 (2026-12-07): submit at 8.178 s and the two Ctrl-C at
+    // 16.696 s and 17.096 s by the output-based estimate, recorded at 7.150, 15.674 and 16.074;
+    // a stray Enter at 9.0 s.
+    const text = cast([[7.15, 'i', '\r'], [9, 'i', '\r'], [15.674, 'i', '\x03'], [16.074, 'i', '\x03']]);
+    const keys = [{ t: 8178, bytes: '\r' }, { t: 16_696, bytes: '\x03' }, { t: 17_096, bytes: '\x03' }];
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(-1022, 6);
+  });
+
   it('is undefined when no key was recorded (a recorder without --record-input)', () => {
     expect(keyClockOffsetMs(cast([[1, 'o', 'x']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
     expect(keyClockOffsetMs(cast([[5, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();

@@ -95,20 +95,37 @@ export function labelsToJsonl(labels) {
 }
 
 /**
+ * How far the output-based estimate of the cast's start may be off. 1 s was too tight: Claude
+ * Code 2.1.337's simple-120x40 (drift run, 2026-12-07, a loaded machine) was off by 1.03 s, so no
+ * key matched and its labels stayed a second late (84% accuracy, 2 "spurious" transitions).
+ */
+const KEY_SEARCH_MS = 3000;
+/** Keys whose offsets differ by at most this are one alignment (the relay's delay varies). */
+const KEY_AGREE_MS = 150;
+
+/**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
- * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
- * when none is found (a recorder without --record-input).
+ * cast clock estimated from `castStartWall`), in ms; undefined when no key is found within
+ * KEY_SEARCH_MS (a recorder without --record-input). With a window wider than the gaps between
+ * keys, a key can pair with a wrong event of the same bytes, so the offset is the one most keys
+ * agree on (the smallest, between equals), each key then taking its pairing nearest to it.
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
-  const offsets = [];
-  for (const key of keyWrites) {
+  const pairings = keyWrites.map((key) => {
     const at = (key.t - castStartWall) / 1000;
-    let best;
-    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
-    if (best !== undefined) offsets.push((best - at) * 1000);
+    return inputs.filter((e) => e[2] === key.bytes && Math.abs(e[0] - at) * 1000 <= KEY_SEARCH_MS).map((e) => (e[0] - at) * 1000);
+  });
+  let best;
+  let bestVotes = 0;
+  for (const candidate of pairings.flat()) {
+    const votes = pairings.filter((offsets) => offsets.some((o) => Math.abs(o - candidate) <= KEY_AGREE_MS)).length;
+    if (votes > bestVotes || (votes === bestVotes && Math.abs(candidate) < Math.abs(best))) { best = candidate; bestVotes = votes; }
   }
-  if (offsets.length === 0) return undefined;
-  offsets.sort((x, y) => x - y);
+  if (best === undefined) return undefined;
+  const offsets = pairings
+    .map((list) => list.filter((o) => Math.abs(o - best) <= KEY_AGREE_MS).sort((x, y) => Math.abs(x - best) - Math.abs(y - best))[0])
+    .filter((o) => o !== undefined)
+    .sort((x, y) => x - y);
   return offsets[Math.floor(offsets.length / 2)];
 }
