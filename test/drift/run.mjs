@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run drift -- [--agent A[,B…]] [--version V] [--check-only] [--commit]
+// npm run drift -- [--agent A[,B…]] [--version V] [--check-only | --rescore] [--commit]
 //
 // A drift run: for each verified CLI of the capture lab (or the ones named) it asks npm for the
 // newest release (or takes V), and when that is newer than its pack's validated_versions it
@@ -9,8 +9,9 @@
 // (/tmp/agentwrap-live.lock), scores every recording with `agentwrap eval` (everything on, and
 // --no-screen-rules), and writes docs/drift.md. When every cell meets the goals it widens the
 // pack's validated_versions to V; when one misses, it names it and leaves the range alone.
-// --check-only asks the registry and updates docs/drift.md without recording; --commit commits
-// the release's recordings, the pack and docs/drift.md together.
+// --check-only asks the registry and updates docs/drift.md without recording; --rescore scores
+// the release's recordings already made again (after a pack fix or a re-recorded cell) without
+// recording; --commit commits the release's recordings, the pack and docs/drift.md together.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -34,20 +35,22 @@ function verifiedAgents() {
 }
 
 function parseArgs(argv) {
-  const o = { agents: undefined, version: undefined, checkOnly: false, commit: false };
+  const o = { agents: undefined, version: undefined, checkOnly: false, rescore: false, commit: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => { const v = argv[++i]; if (v === undefined) throw new Error(`${a} needs a value`); return v; };
     if (a === '--agent') o.agents = val().split(',');
     else if (a === '--version') o.version = val();
     else if (a === '--check-only') o.checkOnly = true;
+    else if (a === '--rescore') o.rescore = true;
     else if (a === '--commit') o.commit = true;
-    else throw new Error(`unknown argument ${a} (npm run drift -- [--agent A[,B]] [--version V] [--check-only] [--commit])`);
+    else throw new Error(`unknown argument ${a} (npm run drift -- [--agent A[,B]] [--version V] [--check-only | --rescore] [--commit])`);
   }
   const verified = verifiedAgents();
   o.agents ??= verified;
   for (const a of o.agents) if (!verified.includes(a)) throw new Error(`${a} is not a verified CLI of the capture lab (verified: ${verified.join(', ')})`);
   if (o.version !== undefined && o.agents.length !== 1) throw new Error('--version needs exactly one --agent');
+  if (o.rescore && o.checkOnly) throw new Error('--rescore records nothing already; --check-only scores nothing: one or the other');
   return o;
 }
 
@@ -127,9 +130,9 @@ function driftAgent(agent, o, checks, today) {
     return undefined;
   }
   const { version } = choice;
-  ensureInstalled(agent, version);
   const failures = {};
-  for (const place of DRIFT_PLACES) for (const scenario of DRIFT_SCENARIOS) {
+  if (!o.rescore) ensureInstalled(agent, version);
+  if (!o.rescore) for (const place of DRIFT_PLACES) for (const scenario of DRIFT_SCENARIOS) {
     for (const [name, error] of Object.entries(recordScenario(agent, version, scenario, place))) failures[`${place.name} ${name}`] = error;
   }
   const release = { agent, version, published: publishedDate(a.pkg, version), date: today, rangeBefore: range, rangeAfter: range, cells: scoreRelease(agent, version, failures) };
