@@ -130,7 +130,7 @@ export function driftDoc({ checks, releases, names }) {
     out.push('', `## ${names[agent] ?? agent}`);
     for (const r of list) {
       const verdict = releasePasses(r) ? `every cell at the goal; \`validated_versions\` "${r.rangeBefore}" → "${r.rangeAfter}"` : `**not at the goal**; \`validated_versions\` left at "${r.rangeBefore}"`;
-      out.push('', `### ${r.version} (recorded ${r.date})`, '', `\`recordings/${agent}/releases/${r.version}/\`: ${verdict}.`, '', releaseTable(r));
+      out.push('', `### ${r.version} (${r.published === undefined ? '' : `published ${r.published}, `}recorded ${r.date})`, '', `\`recordings/${agent}/releases/${r.version}/\`: ${verdict}.`, '', releaseTable(r));
     }
   }
   return `${out.join('\n')}\n`;

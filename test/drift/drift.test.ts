@@ -118,7 +118,7 @@ describe('the tables of docs/drift.md', () => {
   });
 
   it('lists the last check of every CLI and each recorded release newest first, with what happened to the range', () => {
-    const older = { ...release([cell()]), version: '2.1.335', rangeAfter: '>=2.1.282, <=2.1.335' };
+    const older = { ...release([cell()]), version: '2.1.335', published: '2026-12-02', rangeAfter: '>=2.1.282, <=2.1.335' };
     const failed = { ...release([cell({ all: total({ missed: 1 }) })]), rangeAfter: '>=2.1.282, <=2.1.332' };
 
     const doc = driftDoc({
@@ -128,7 +128,7 @@ describe('the tables of docs/drift.md', () => {
     });
 
     expect(doc).toContain('| Codex | 2026-12-07 | 0.171.0 | `>=0.155.0, <=0.171.0` | nothing to record |');
-    expect(doc.indexOf('### 2.1.337')).toBeLessThan(doc.indexOf('### 2.1.335'));
+    expect(doc.indexOf('### 2.1.337 (recorded 2026-12-07)')).toBeLessThan(doc.indexOf('### 2.1.335 (published 2026-12-02, recorded 2026-12-07)'));
     expect(doc).toContain('**not at the goal**; `validated_versions` left at ">=2.1.282, <=2.1.332"');
     expect(doc).toContain('every cell at the goal; `validated_versions` ">=2.1.282, <=2.1.332" → ">=2.1.282, <=2.1.335"');
   });
