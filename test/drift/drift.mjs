@@ -117,7 +117,7 @@ export function driftDoc({ checks, releases, names }) {
     '',
     '## Last check per CLI',
     '',
-    '| CLI | checked | newest on npm | `validated_versions` before | result |',
+    '| CLI | checked | newest on npm | `validated_versions` when checked | result |',
     '|---|---|---|---|---|',
   ];
   for (const agent of Object.keys(checks).sort()) {
