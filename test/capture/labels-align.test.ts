@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { keyClockOffsetMs } from './labels.mjs';
+import { realignMeta, type RecordingMeta } from './relabel.mjs';
 
 const cast = (events: [number, string, string][]): string => [JSON.stringify({ version: 2, width: 80, height: 24 }), ...events.map((e) => JSON.stringify(e))].join('\n');
 
@@ -31,8 +32,50 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(3410, 6);
   });
 
+  it('finds an offset over a second (a loaded machine) and does not pair a key with a wrong event of its bytes', () => {
+    // Claude Code 2.1.337 simple-120x40 (2026-12-07): submit at 8.178 s and the two Ctrl-C at
+    // 16.696 s and 17.096 s by the output-based estimate, recorded at 7.150, 15.674 and 16.074;
+    // a stray Enter at 9.0 s.
+    const text = cast([[7.15, 'i', '\r'], [9, 'i', '\r'], [15.674, 'i', '\x03'], [16.074, 'i', '\x03']]);
+    const keys = [{ t: 8178, bytes: '\r' }, { t: 16_696, bytes: '\x03' }, { t: 17_096, bytes: '\x03' }];
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(-1022, 6);
+  });
+
   it('is undefined when no key was recorded (a recorder without --record-input)', () => {
     expect(keyClockOffsetMs(cast([[1, 'o', 'x']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
     expect(keyClockOffsetMs(cast([[5, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
+  });
+});
+
+describe('realigning a recording made with its keys unmatched', () => {
+  function meta(): RecordingMeta {
+    return {
+      clock_offset_ms: null,
+      label_marks: [{ t: 5.065, state: 'idle' }, { t: 8.173, state: 'working' }],
+      driver_events: [{ t: 5.065, type: 'ready' }, { t: 8.178, type: 'key', detail: 'submit "\\r"' }],
+      mock_events: [{ t: 11.345, type: 'stream_end' }],
+      titles: [{ t: 2.5 }],
+    };
+  }
+
+  it('moves every time of the meta onto the cast clock by the recorded keys', () => {
+    const m = meta();
+
+    const offset = realignMeta(m, cast([[7.15, 'i', '\r']]));
+
+    expect(offset).toBeCloseTo(-1028, 6);
+    expect(m.clock_offset_ms).toBe(-1028);
+    expect(m.label_marks.map((e) => e.t)).toEqual([4.037, 7.145]);
+    expect(m.driver_events.map((e) => e.t)).toEqual([4.037, 7.15]);
+    expect(m.mock_events[0]?.t).toBe(10.317);
+    expect(m.titles?.[0]?.t).toBe(1.472);
+  });
+
+  it('leaves the meta as it was when no key matches', () => {
+    const m = meta();
+
+    expect(realignMeta(m, cast([[1, 'o', 'x']]))).toBeUndefined();
+    expect(m).toEqual(meta());
   });
 });

@@ -96,6 +96,12 @@ export function labelsToJsonl(labels) {
 
 /** How far apart, at most, the output-based cast clock and the recorded keys are looked for (s). */
 const KEY_SEARCH_S = 10;
+/**
+ * How far from the (possibly shifted) estimate one key alone is looked for (s). 1 s was too
+ * tight: Claude Code 2.1.337's simple-120x40 (drift run, 2026-12-07, a loaded machine) was 1.03 s
+ * off with a single key recorded near it, so its labels stayed a second late.
+ */
+const KEY_NEAR_S = 3;
 /** Keys closer than this to an `i` event of their bytes count as landing on it (ms). */
 const KEY_AGREE_MS = 80;
 /** How many keys must land on one shift before it is believed over the output-based clock. */
@@ -103,7 +109,7 @@ const KEY_CONSENSUS = 2;
 
 /**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
- * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
+ * cast clock estimated from `castStartWall`), in ms, over the keys found within KEY_NEAR_S; undefined
  * when none is found (a recorder without --record-input). When KEY_CONSENSUS or more keys agree
  * on a larger shift (up to KEY_SEARCH_S), that shift comes first: in a tmux pane the first output
  * the driver sees is not always the agent's first (Gemini CLI 0.61 with its hooks on, started
@@ -116,7 +122,7 @@ export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   for (const key of keyWrites) {
     const at = (key.t - castStartWall + coarseMs) / 1000;
     let best;
-    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
+    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= KEY_NEAR_S && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
     if (best !== undefined) offsets.push((best - at) * 1000);
   }
   if (offsets.length === 0) return undefined;

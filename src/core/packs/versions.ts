@@ -70,7 +70,9 @@ export function versionAdvice(agent: string, version: string, validatedVersions:
       return {
         level: 'note',
         text: `${agent} ${version} is newer than the releases its pack was checked on (${span}); newer releases usually still match`,
-        todo: 'if a state looks wrong, `agentwrap status explain <session>` shows which rules match, and `agentwrap status capture <session>` saves the screen to send',
+        // The drift run is what takes a release into the pack's span: named here so whoever
+        // maintains the pack sees the command where the release is first met.
+        todo: `if a state looks wrong, \`agentwrap status explain <session>\` shows which rules match, and \`agentwrap status capture <session>\` saves the screen to send; in agentwrap's own checkout, \`npm run drift -- --agent ${agent} --version ${version}\` records this release and widens the pack when it passes (docs/capture.md)`,
       };
     case 'older':
       return {

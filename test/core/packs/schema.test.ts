@@ -302,6 +302,7 @@ describe('versionAdvice', () => {
     expect(newer).toMatchObject({ level: 'note' });
     expect(newer?.text).toBe('claude 2.1.337 is newer than the releases its pack was checked on (">=2.1.282, <=2.1.332"); newer releases usually still match');
     expect(newer?.todo).toContain('agentwrap status capture');
+    expect(newer?.todo).toContain('`npm run drift -- --agent claude --version 2.1.337`');
     expect(older).toMatchObject({ level: 'warning' });
     expect(older?.text).toContain('older than every release');
     expect(versionAdvice('x', '1.5.0', '>=1.0.0 <1.2.0 || >=2.0.0 <2.1.0', 'between')?.level).toBe('warning');
