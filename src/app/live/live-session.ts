@@ -164,16 +164,24 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       // The relay's `atMs` is performance.now() time: it means something on the system clock
       // only (a test's manual clock takes chunks as arriving now).
       const readAtMs = clock === systemClock ? atMs : undefined;
-      loop.noteWrite(
-        screen.write(chunk, {
-          ...(isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : {}),
-          ...(readAtMs === undefined ? {} : { atMs: readAtMs }),
-        }),
-      );
+      const statusBefore = screen.evidence().programStatus;
+      const written = screen.write(chunk, {
+        ...(isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : {}),
+        ...(readAtMs === undefined ? {} : { atMs: readAtMs }),
+      });
+      loop.noteWrite(written);
       detector.noteOutput(readAtMs);
       recording.output(chunk);
-      if (isHandedOverOnSchedule && !isFlooding) loop.tickNow();
-      else loop.poke();
+      if (isHandedOverOnSchedule && !isFlooding) {
+        loop.tickNow();
+        return;
+      }
+      loop.poke();
+      // An OSC 7501 report is due at once (DetectorSession.nextDueMs), which the timer armed
+      // before its chunk was parsed could not know: plan again once it is.
+      void written.then(() => {
+        if (screen.evidence().programStatus !== statusBefore) loop.poke();
+      });
     }),
     launched.onInput((chunk) => {
       detector.noteInput(chunk);
