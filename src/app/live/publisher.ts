@@ -125,6 +125,7 @@ export class Publisher {
       to,
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
+      ...(state.session.reason === undefined || state.session.reason === '' ? {} : { reason: state.session.reason }),
     };
     this.lastPublishedState = to;
     this.history.add({ t: event.t, to });

@@ -50,6 +50,17 @@ describe('Publisher', () => {
     expect(notified).toEqual(['blocked', 'done']);
   });
 
+  it("gives the change's reason with the event, and none when the state has none", () => {
+    const { p, events } = publisher();
+    const blocked = stateOf('blocked');
+
+    p.onChange({ ...blocked, session: { ...blocked.session, reason: 'permission' } }, ENTRY);
+    p.onChange(stateOf('working'), ENTRY);
+
+    expect(events.map((e) => e.reason)).toEqual(['permission', undefined]);
+    expect('reason' in (events[1] ?? {})).toBe(false);
+  });
+
   it('writes nothing before the store is open, then a record with wall-clock times and the control path', () => {
     const { p, written, store } = publisher();
 

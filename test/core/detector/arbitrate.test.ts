@@ -389,6 +389,17 @@ describe('the agent\'s own report (OSC 7501, step program-status)', () => {
     expect(arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'permission' }) }), undefined, 'working', NOW).raw).toBe('blocked');
   });
 
+  it("a blocked report's kind is the decision's reason, whichever step finds the block; no other report gives one", () => {
+    const reported = arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'permission' }) }), undefined, 'working', NOW);
+    const drawn = arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'question' }) }), verdict(strongBlocked('approval')), 'working', NOW);
+    const working = arbitrate(snapshot({ programStatus: report('working', NOW - 500, { kind: 'tool' }), lastOutputAtMs: NOW }), undefined, 'idle', NOW);
+
+    expect(reported).toMatchObject({ raw: 'blocked', step: 'program-status', reason: 'permission' });
+    expect(drawn).toMatchObject({ raw: 'blocked', step: 'strong-blocker', reason: 'question' });
+    expect(working.raw).toBe('working');
+    expect(working.reason).toBeUndefined();
+  });
+
   it('a drawn blocker the agent did not report outranks its idle or done (Codex\'s plan prompt) and says so', () => {
     const result = arbitrate(snapshot({ programStatus: report('done', NOW - 2000) }), verdict(strongBlocked('plan-prompt')), 'working', NOW);
 
