@@ -114,7 +114,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const reporter = new Reporter({ clock, sessionAgent: sourceCli, hasPack: () => (detector.currentPack ?? firstPack) !== undefined });
 
   const detectorStartMs = clock.nowMs();
-  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
+  const detectorStartWallMs = clock.wallMs();
+  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, detectorStartWallMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
   const detector = new DetectorSession({
