@@ -82,9 +82,19 @@ function processes() {
 
 const dir = mkdtempSync(join(tmpdir(), 'agentwrap-tmux-latency-'));
 const stateDir = join(dir, 'state');
+let watcher;
 const cleanup = () => {
+  watcher?.kill();
   tmux('kill-server');
-  rmSync(dir, { recursive: true, force: true });
+  // The wrappers remove their records as they end, after the server's hangup: wait for them.
+  for (let k = 0; k < 50; k += 1) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch {
+      spawnSync('sleep', ['0.1']);
+    }
+  }
 };
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
@@ -156,7 +166,7 @@ const sampler = setInterval(sampleProcesses, 20);
 // `agentwrap events` too: its `t` is when the session announced the change (the wall clock at
 // publication), which shows how much of the delay is before the tmux call.
 const events = [];
-const watcher = spawn(process.execPath, [CLI, 'events'], { env: { ...env, AGENT_STATUS_DIR: stateDir }, stdio: ['ignore', 'pipe', 'ignore'] });
+watcher = spawn(process.execPath, [CLI, 'events'], { env: { ...env, AGENT_STATUS_DIR: stateDir }, stdio: ['ignore', 'pipe', 'ignore'] });
 let pendingLine = '';
 watcher.stdout.on('data', (data) => {
   pendingLine += data.toString('utf8');
@@ -169,7 +179,12 @@ const shows = (pane, state, fromMs) => seen.some((entry) => entry.atMs >= fromMs
 await until(() => panes.every((pane) => shows(pane, 'idle', 0)), 'three idle agents in the status line');
 
 const [first, second, third] = panes;
+/** The pane's state in the status line as it stands now. */
+const current = (pane) => new RegExp(`${pane}=(\\w+)`).exec(seen.at(-1)?.row ?? '')?.[1];
 for (let round = 0; round < rounds; round += 1) {
+  // Every pane back at its prompt first: the demo takes a prompt only when idle.
+  await until(() => panes.every((pane) => ['idle', 'done'].includes(current(pane) ?? '')), 'three idle agents');
+  await sleep(300);
   const startedAt = Date.now();
   tmux('send-keys', '-t', first, 'hello', 'Enter');
   tmux('send-keys', '-t', second, 'run', 'Enter');
