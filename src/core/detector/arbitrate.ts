@@ -252,9 +252,7 @@ export function arbitrate(
   // the agent's report (step 3) and compared with it for disagreements (program-status.ts).
   const screenReading: RawState | undefined =
     strongBlocker !== undefined ? 'blocked' : strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
-  // A blocked report's kind (`permission`, `question`) says why, whichever step finds the block.
-  const reportedBlockedKind = snapshot.programStatus?.state === 'blocked' ? snapshot.programStatus.kind : undefined;
-  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind);
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind(snapshot));
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -347,6 +345,11 @@ export function arbitrate(
   }
 
   return arbitrateWeak({ snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish });
+}
+
+/** A blocked report's kind (`permission`, `question`): why it is blocked, whichever step finds the block. */
+function reportedBlockedKind(snapshot: EvidenceSnapshot): string | undefined {
+  return snapshot.programStatus?.state === 'blocked' ? snapshot.programStatus.kind : undefined;
 }
 
 type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, winner: EvidenceKind, ruleId: string | undefined, claim?: ClaimView) => Decision;
