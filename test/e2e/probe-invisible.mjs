@@ -16,8 +16,9 @@
  *   (c) every file under HOME after the CLI exited: paths and contents, normalised (run folder,
  *       UUIDs, times), wrapped against bare in the same round, and bare against the next round's
  *       bare, which is what differs between two runs of the same thing anyway.
- * Masks on screens: the run's folder (same length), and durations (`12s`, `1.2s`, `300ms`), which
- * differ between any two runs. Nothing else.
+ * Masks on screens: the run's folder (same length), durations (`12s`, `1.2s`, `300ms`), the clock
+ * (`9:36 PM`) and the verb of the turn's closing line (`✻ Crunched for 2s`: Claude Code picks it at
+ * random), which differ between any two runs. Nothing else.
  *
  *   flock /tmp/agentwrap-live.lock node test/e2e/probe-invisible.mjs [--rounds N] [--json FILE]
  *
@@ -80,13 +81,19 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const maskScreen = (text, runDir) =>
   text
     .split(runDir).join(runDir.replace(/[^/]/g, 'X').slice(0, runDir.length))
-    .replace(/\b\d+(\.\d+)?(ms|s)\b/g, (m) => '#'.repeat(m.length));
+    .replace(/\b\d+(\.\d+)?(ms|s)\b/g, (m) => '#'.repeat(m.length))
+    // The turn's closing line: a verb drawn at random from Claude Code's list, and the clock.
+    .replace(/^(\s*✻ )\S+( for )/gm, '$1<verb>$2')
+    .replace(/\b\d{1,2}:\d\d ?(AM|PM)\b/g, '#:## $1');
+/** The run's folder (as is, and as Claude Code names its project folder: `/` → `-`), UUIDs, times. */
 const normalise = (text, runDir) =>
   text
     .split(runDir).join('<RUN>')
+    .split(runDir.replace(/\//g, '-')).join('-<RUN>')
     .replace(UUID, '<uuid>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, '<time>')
-    .replace(/\b1[6-9]\d{11}\b/g, '<ms>');
+    // Unix ms as a number, so JSON stays JSON and its keys can be compared.
+    .replace(/\b1[6-9]\d{11}\b/g, '0');
 
 /** Every file under `home` (but its tmp), path and normalised content, plus the parsed JSON where it is JSON. */
 function filesUnder(home, runDir) {
