@@ -249,12 +249,13 @@ export class DetectorSession {
     this.isReportPending = false;
     this.evaluatedOutputCount = Math.max(this.evaluatedOutputCount, Math.min(outputMark, this.outputCount));
     try {
+      // First: a tick that fails later must not leave the report due at once forever.
+      this.statusSeenByTick = this.options.screen.evidence().programStatus;
       const pack = this.options.packs(nowMs);
       const isPackSwapped = pack !== this.pack;
       this.pack = pack;
       const snapshot = this.snapshot();
       this.lastProcess = snapshot.process;
-      this.statusSeenByTick = snapshot.programStatus;
       if (this.exit !== undefined) this.isExitEvaluated = true;
       if (!isPackSwapped && !shouldEvaluate(this.detector, snapshot, nowMs)) return { changed: false, entry: undefined };
       let verdict: PackVerdict | undefined = this.detector.lastVerdict;
