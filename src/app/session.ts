@@ -20,7 +20,8 @@ import {
 } from '../core/detector/tick.js';
 import { TickLog, type TickLogEntry } from '../core/detector/tick-log.js';
 import { classifyInput, type InputKind } from '../core/detector/operator-input.js';
-import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ReportEvidence } from '../core/types.js';
+import type { EvidenceSnapshot, ExitEvidence, InterruptAnswer, PackVerdict, ProcessEvidence, ProgramStatus, ReportEvidence } from '../core/types.js';
+import { settledAtMs } from '../core/detector/program-status.js';
 import type { Clock } from '../adapters/clock.js';
 import type { Screen } from '../adapters/screen/index.js';
 import type { LoadedPack } from './pack-registry.js';
@@ -72,6 +73,8 @@ export class DetectorSession {
   private lastReportAtMs: number | undefined;
   /** A report arrived that no tick has evaluated yet (a tick at the same clock time included). */
   private isReportPending = false;
+  /** The OSC 7501 report the last tick read, so a new one is due at once (nextDueMs). */
+  private statusSeenByTick: ProgramStatus | undefined;
   private exit: ExitEvidence | undefined;
   private lastTickAtMs: number | undefined;
   /** The /proc sample the last evaluation read (the tick cadence backs off only on a quiet tree). */
@@ -217,9 +220,18 @@ export class DetectorSession {
     // own time has seen it, and comparing times would make that tick due forever.
     if (this.isReportPending && this.lastReportAtMs !== undefined) due.push(this.lastReportAtMs);
     if (this.exit !== undefined && !this.isExitEvaluated) due.push(this.exit.atMs);
-    // The agent's own report (OSC 7501) is read the moment it has settled, not at the next recheck.
-    const statusAtMs = this.options.screen.evidence().programStatus?.atMs;
-    if (statusAtMs !== undefined && statusAtMs + PROGRAM_STATUS_SETTLE_MS > this.lastTickAtMs) due.push(statusAtMs + PROGRAM_STATUS_SETTLE_MS);
+    // The agent's own report (OSC 7501) is read the moment it counts (settledAtMs), not at the
+    // next recheck: "not seen by a tick", not "newer than the last tick", as live stamps a report
+    // with its read time, which may precede a tick that ran before the chunk was handed over.
+    // And once more when it has stood PROGRAM_STATUS_SETTLE_MS: what the agent draws right after
+    // its report (Claude Code takes its permission dialog down just after reporting working) is
+    // on screen then, instead of waiting for the quiet recheck.
+    const status = this.options.screen.evidence().programStatus;
+    if (status !== undefined) {
+      if (status !== this.statusSeenByTick) due.push(settledAtMs(status));
+      const settleMs = status.atMs + PROGRAM_STATUS_SETTLE_MS;
+      if (settleMs > this.lastTickAtMs) due.push(settleMs);
+    }
     const wake = nextWakeMs(this.detector, this.lastTickAtMs);
     if (wake !== undefined) due.push(wake);
     return Math.min(...due);
@@ -237,6 +249,8 @@ export class DetectorSession {
     this.isReportPending = false;
     this.evaluatedOutputCount = Math.max(this.evaluatedOutputCount, Math.min(outputMark, this.outputCount));
     try {
+      // First: a tick that fails later must not leave the report due at once forever.
+      this.statusSeenByTick = this.options.screen.evidence().programStatus;
       const pack = this.options.packs(nowMs);
       const isPackSwapped = pack !== this.pack;
       this.pack = pack;

@@ -182,17 +182,27 @@ export const REPORT_CLAIM_TTL_MS = 600_000;
 export const REPORT_MAX_DELIVERY_MS = 5_000;
 
 /**
- * An OSC 7501 report counts once it has stood this long; until then the screen decides. The
- * agent writes the report in the same burst as the frame that shows the change, and what it
- * does not report may follow at once: Codex reports `done` and then draws its "Implement this
- * plan?" prompt 11–23 ms later (recordings/codex/plan-*), which must be on screen, outranking
- * the report, before the report is read. 50 ms covers that twice over; QUIET_RECHECK_MS (100)
- * would cost 70 ms of Codex p95 latency (295 → 223 ms) for no case seen. The capture lab's key
- * stamps lag the agent's answer by up to 3 ms (approve-120x40), which this also absorbs. (Codex's
- * start-up flash, `working` for 2–69 ms before any key, is debounce's: the working-before-input
- * hold, UNASKED_WORKING_CONFIRM_MS.)
+ * An idle, done or error OSC 7501 report counts once it has stood this long; until then the
+ * screen decides. The agent writes the report in the same burst as the frame that shows the
+ * change, and what it does not report may follow at once: Codex reports `done` and then draws
+ * its "Implement this plan?" prompt 11–23 ms later (recordings/codex/plan-*), which must be on
+ * screen, outranking the report, before the report is read. 50 ms covers that twice over;
+ * QUIET_RECHECK_MS (100) would cost 70 ms of Codex p95 latency (295 → 223 ms) for no case seen.
+ * The session also looks again this long after a working or blocked report: Claude Code reports
+ * working before it takes its permission dialog down. (Codex's start-up flash, `working` for
+ * 2–69 ms before any key, is debounce's: the working-before-input hold,
+ * UNASKED_WORKING_CONFIRM_MS.)
  */
 export const PROGRAM_STATUS_SETTLE_MS = 50;
+
+/**
+ * A working or blocked report counts once it has stood this long: a drawn blocker outranks it
+ * anyway, so waiting PROGRAM_STATUS_SETTLE_MS only delayed it (Claude Code's p95 433 → 333 ms on
+ * recordings/claude/habitat-tmux). Not zero: the capture lab stamps a key after writing it, up
+ * to 2.3 ms after the agent's answer (recordings/codex/approve-120x40), and a report read before
+ * its key's stamp scores as a spurious transition; 5 ms covers that twice over, and nobody sees it.
+ */
+export const PROGRAM_STATUS_ACT_SETTLE_MS = 5;
 
 /**
  * The idle hold of a settled idle, done or error report: none. The hold exists so a gap between

@@ -46,6 +46,7 @@ static void sequence_ended(status_filter_t *f, int is_input, int is_query, int i
     return;
   }
   if (!is_query) {
+    f->reports++;
     if (!is_dropped) f->bits |= STATUS_AGENT_SPOKE;
     return;
   }

@@ -36,6 +36,7 @@ typedef struct {
   status_scan_t in;
   int bits;
   int answers;
+  unsigned reports; /* complete reports (not probes) the agent wrote; wraps */
   int agent_pending;
   int own_pending;
 } status_filter_t;

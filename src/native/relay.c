@@ -20,7 +20,7 @@
  *   late it drains.
  * - JS learns that there is something to drain through one thread-safe call at a time (a
  *   flag coalesces them), then takes everything with drain(). When it is told is the
- *   relay's policy (see the loop): at once for keystrokes, events and a flood's first 256 KiB;
+ *   relay's policy (see the loop): at once for keystrokes, events, the agent's OSC 7501 reports and a flood's first 256 KiB;
  *   for other output when the detector will look (quiet_notify_ns, stream_notify_ns).
  * - Bytes JS writes to the terminal (writeOut: notifications) go out between two output
  *   chunks, never inside one.
@@ -497,7 +497,7 @@ typedef struct {
   double dropped_out;
   int notify_pending;
   int has_unnotified;
-  int has_unnotified_input;
+  int has_unnotified_event; /* keystrokes, a status change, an OSC 7501 report: tell JS soon */
   uint64_t last_output_ns;   /* when the newest tapped output was read */
   uint64_t last_gap_ns;      /* between the two newest output reads */
   uint64_t last_notify_ns;   /* when JS was last told */
@@ -564,7 +564,7 @@ static uint64_t quiet_ns_for(const relay_t *relay) {
 
 static void notify_locked(relay_t *relay, int reason) {
   relay->has_unnotified = 0;
-  relay->has_unnotified_input = 0;
+  relay->has_unnotified_event = 0;
   relay->last_notify_ns = now_ns();
   if (relay->notify_pending != 0 && !(reason != REASON_SIZE && relay->notify_pending == REASON_SIZE)) return;
   relay->notify_pending = reason;
@@ -628,7 +628,7 @@ static void tap(relay_t *relay, bytes_t *target, const unsigned char *data, size
   if (bytes_append(target, data, len) != 0 && is_output) relay->dropped_out += (double)len;
   if (target->len >= NOTIFY_NOW_BYTES) notify_locked(relay, REASON_SIZE);
   else relay->has_unnotified = 1;
-  if (!is_output) relay->has_unnotified_input = 1;
+  if (!is_output) relay->has_unnotified_event = 1;
   pthread_mutex_unlock(&relay->mutex);
 }
 
@@ -735,6 +735,7 @@ static void write_js_output(relay_t *relay, int *output_ok) {
  * `filtered` has room for READ_BYTES + STATUS_HELD_MAX.
  */
 static void relay_output(relay_t *relay, const unsigned char *data, size_t len, unsigned char *filtered, int *output_ok) {
+  unsigned reports_before = relay->status.reports;
   size_t pass_len = len;
   int answers = 0;
   const unsigned char *pass = status_output(&relay->status, data, len, filtered, &pass_len, &answers) ? filtered : data;
@@ -750,6 +751,13 @@ static void relay_output(relay_t *relay, const unsigned char *data, size_t len, 
     relay->marks[relay->mark_count++] = (chunk_mark_t){relay->tap_start_offset + (double)relay->tap_out.len, read_ns};
   pthread_mutex_unlock(&relay->mutex);
   tap(relay, &relay->tap_out, data, len, 1);
+  if (relay->status.reports != reports_before) {
+    /* The agent reported its state (OSC 7501): the detector reads it now, not at the quiet
+     * recheck or the next streaming hand-over (up to STREAMING_RECHECK_MS later). */
+    pthread_mutex_lock(&relay->mutex);
+    if (relay->has_unnotified) relay->has_unnotified_event = 1;
+    pthread_mutex_unlock(&relay->mutex);
+  }
 }
 
 /*
@@ -792,7 +800,7 @@ static void relay_input(relay_t *relay, const unsigned char *data, size_t len, u
   if (relay->status_bits != relay->status.bits) {
     relay->status_bits = relay->status.bits;
     relay->has_unnotified = 1;
-    relay->has_unnotified_input = 1;
+    relay->has_unnotified_event = 1;
   }
   pthread_mutex_unlock(&relay->mutex);
 }
@@ -815,7 +823,7 @@ static void *relay_main(void *arg) {
     int has_js_output = relay->js_out.len > 0;
     int timeout_ms = -1;
     uint64_t notify_at_ns = 0;
-    if (relay->has_unnotified_input) {
+    if (relay->has_unnotified_event) {
       timeout_ms = NOTIFY_DELAY_MS;
       notify_at_ns = 1;
     } else if (relay->has_unnotified) {

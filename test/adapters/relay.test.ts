@@ -238,6 +238,26 @@ describe('the native passthrough relay', () => {
     }
   });
 
+  it("hands over the agent's OSC 7501 report at once, not on the streaming schedule with the frames after it", async () => {
+    const fds = fakeTerminalFds();
+    // Frames 90 ms apart (a stream: plain frames wait for the 250 ms streaming hand-over); three
+    // of them end with a report. Each report must reach JS before the frame after it is read.
+    const pty = spawnRelayed(
+      "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do printf \"f$i \"; case $i in 3|7|11) printf '\\033]7501;state=working\\007';; esac; sleep 0.09; done; sleep 0.3",
+      fds,
+      { lossless: false },
+    );
+    const handOvers: string[] = [];
+    pty.onData((chunk) => handOvers.push(chunk.toString()));
+
+    await pty.exited;
+    pty.dispose();
+
+    const withReport = handOvers.filter((text) => text.includes('\u001b]7501;'));
+    expect(withReport).toHaveLength(3);
+    for (const text of withReport) expect(text.endsWith('\u001b]7501;state=working\u0007')).toBe(true);
+  });
+
   it('hands a recording (lossless) every chunk alone, stamped with when it was read', async () => {
     const fds = fakeTerminalFds();
     const pty = spawnRelayed("for i in 1 2 3 4; do printf \"frame$i \"; sleep 0.06; done; sleep 0.3", fds, { lossless: true });

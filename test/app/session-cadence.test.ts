@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import type { Screen } from '../../src/adapters/screen/index.js';
 import { DetectorSession } from '../../src/app/session.js';
-import { CPU_BUSY_RATE, QUIET_RECHECK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../src/core/policy.js';
-import type { ProcessEvidence } from '../../src/core/types.js';
+import { CPU_BUSY_RATE, PROGRAM_STATUS_ACT_SETTLE_MS, PROGRAM_STATUS_SETTLE_MS, QUIET_RECHECK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../src/core/policy.js';
+import type { ProcessEvidence, ProgramStatus } from '../../src/core/types.js';
 import { sampledProcess } from '../helpers/detector-builders.js';
 
 /** A session with an empty screen, no pack, and the /proc sample `cpuRate()` says. */
-function quietSession(cpuRate: () => number) {
+function quietSession(cpuRate: () => number, programStatus: () => ProgramStatus | undefined = () => undefined) {
   const clock = manualClock(0);
   const screen = {
     view: () => ({ rows: [], cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 1 }),
-    evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }),
+    evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined, programStatus: programStatus() }),
   } as unknown as Screen;
   const processes = (nowMs: number): ProcessEvidence => sampledProcess({ cpuRate: cpuRate(), atMs: nowMs });
   const session = new DetectorSession({ clock, screen, packs: () => undefined, processes });
@@ -76,6 +76,37 @@ describe('DetectorSession tick cadence', () => {
     session.evaluate(markAtTickStart);
 
     expect(session.nextDueMs()).toBe(505 + QUIET_RECHECK_MS);
+  });
+
+  it('a working report is due once it stood PROGRAM_STATUS_ACT_SETTLE_MS, even stamped before the last tick, and looked at again at PROGRAM_STATUS_SETTLE_MS', () => {
+    // Live, a report read 10 ms before a tick can be handed over after it: "newer than the
+    // last tick" would miss it; "not seen by a tick" does not.
+    let status: ProgramStatus | undefined;
+    const { clock, session, runUntil } = quietSession(() => 0, () => status);
+    runUntil(2000);
+    clock.advanceTo(2000);
+    session.evaluate();
+    status = { state: 'working', atMs: 1990, kind: undefined, progress: undefined, id: undefined, app: undefined, msg: undefined };
+    clock.advanceTo(2001);
+    session.noteOutput(1990);
+
+    expect(session.nextDueMs()).toBe(1990 + PROGRAM_STATUS_ACT_SETTLE_MS);
+    session.evaluate();
+    expect(session.nextDueMs()).toBe(1990 + PROGRAM_STATUS_SETTLE_MS);
+    clock.advanceTo(1990 + PROGRAM_STATUS_SETTLE_MS);
+    session.evaluate();
+    expect(session.nextDueMs()).toBeGreaterThan(1990 + QUIET_RECHECK_MS);
+  });
+
+  it('an idle report is due once it stood PROGRAM_STATUS_SETTLE_MS', () => {
+    let status: ProgramStatus | undefined;
+    const { clock, session, runUntil } = quietSession(() => 0, () => status);
+    runUntil(2000);
+    status = { state: 'done', atMs: 2100, kind: undefined, progress: undefined, id: undefined, app: undefined, msg: undefined };
+    clock.advanceTo(2100);
+    session.noteOutput(2100);
+
+    expect(session.nextDueMs()).toBe(2100 + PROGRAM_STATUS_SETTLE_MS);
   });
 
   it("keeps the 1 s floor while the agent's tree uses CPU", () => {

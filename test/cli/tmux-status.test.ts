@@ -16,7 +16,7 @@ import { CLI, openOuterTerminal, shellQuote } from '../helpers/pty-outer.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 /** The README's status-right, word for word. */
-const README_STATUS = '#{W:#{P:#{?@agent_state,#{@agent_name} #{@agent_state} ,}}}';
+const README_STATUS = '#{W:#{P:#{?@agent_state,#{@agent_name} #{@agent_state}#{?@agent_reason,:#{@agent_reason},} ,}}}';
 /** The same loop with each pane's id, so a test can tell the three demo agents apart. */
 const TEST_STATUS = '#{W:#{P:#{?@agent_state,#{pane_id}=#{@agent_state} ,}}}';
 

@@ -36,6 +36,8 @@ export interface StateChangeEvent {
   readonly to: AgentState;
   readonly winner: string | null;
   readonly rule_id: string | null;
+  /** The record's `reason` at the change (a rule's, or a blocked report's kind); absent when none. */
+  readonly reason?: string;
 }
 
 /**

@@ -6,7 +6,7 @@
  *   ← {"id": 1, "ok": true, "result": …}            or {"id": 1, "ok": false, "error": {"code", "message"}}
  *   → {"id": 2, "method": "subscribe"}
  *   ← {"id": 2, "ok": true, "result": {"subscribed": true}}
- *   ← {"event": "state", "data": {t, session, agent, from, to, winner, rule_id}}   … until either side closes
+ *   ← {"event": "state", "data": {t, session, agent, from, to, winner, rule_id, reason?}}   … until either side closes
  *   → {"id": 3, "method": "screen"}
  *   ← {"id": 3, "ok": true, "result": {"subscribed": true}}
  *   ← {"event": "screen", "data": {rows, cols, cursorRow, cursorCol}}   now, then whenever the screen changed

@@ -22,7 +22,7 @@ import { basename } from 'node:path';
 import { systemClock, type Clock } from '../../adapters/clock.js';
 import { detectAgentVersion } from '../../adapters/agent-version.js';
 import { FLOOD_DRAIN_INTERVAL_MS } from '../../adapters/relay.js';
-import { createScreen } from '../../adapters/screen/index.js';
+import { createScreen, type Screen } from '../../adapters/screen/index.js';
 import { resolveStateRoot } from '../../adapters/state-dir.js';
 import { versionAdvice, versionStatus, type VersionAdvice } from '../../core/packs/schema.js';
 import { recordKey, tmuxPaneFromEnv } from '../../core/records/session-record.js';
@@ -99,6 +99,24 @@ export interface LiveSession {
 
 export { syntheticSessionId } from '../../core/records/session-record.js';
 
+/**
+ * After a chunk went to the mirror: tick in this wake-up when the relay handed it over on the
+ * detector's schedule; else plan the timer again, and once more when the chunk is parsed if it
+ * held an OSC 7501 report (due at once, DetectorSession.nextDueMs), which a timer armed before
+ * the parse could not know. A chunk parsed inline is already seen by the first plan.
+ */
+function planAfterOutput(loop: TickLoop, screen: Pick<Screen, 'evidence'>, written: Promise<void>, isOnSchedule: boolean): void {
+  if (isOnSchedule) {
+    loop.tickNow();
+    return;
+  }
+  loop.poke();
+  const statusBefore = screen.evidence().programStatus;
+  void written.then(() => {
+    if (screen.evidence().programStatus !== statusBefore) loop.poke();
+  });
+}
+
 export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const clock = options.clock ?? systemClock;
   const { launched, warn } = options;
@@ -114,7 +132,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const reporter = new Reporter({ clock, sessionAgent: sourceCli, hasPack: () => (detector.currentPack ?? firstPack) !== undefined });
 
   const detectorStartMs = clock.nowMs();
-  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
+  const detectorStartWallMs = clock.wallMs();
+  const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, detectorStartWallMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
   const processes = createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs), undefined, launched.pid);
@@ -164,16 +183,14 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       // The relay's `atMs` is performance.now() time: it means something on the system clock
       // only (a test's manual clock takes chunks as arriving now).
       const readAtMs = clock === systemClock ? atMs : undefined;
-      loop.noteWrite(
-        screen.write(chunk, {
-          ...(isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : {}),
-          ...(readAtMs === undefined ? {} : { atMs: readAtMs }),
-        }),
-      );
+      const written = screen.write(chunk, {
+        ...(isFlooding ? { moreWithinMs: FLOOD_DRAIN_INTERVAL_MS } : {}),
+        ...(readAtMs === undefined ? {} : { atMs: readAtMs }),
+      });
+      loop.noteWrite(written);
       detector.noteOutput(readAtMs);
       recording.output(chunk);
-      if (isHandedOverOnSchedule && !isFlooding) loop.tickNow();
-      else loop.poke();
+      planAfterOutput(loop, screen, written, isHandedOverOnSchedule && !isFlooding);
     }),
     launched.onInput((chunk) => {
       detector.noteInput(chunk);

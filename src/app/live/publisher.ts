@@ -32,6 +32,12 @@ export interface SessionIdentity {
   readonly startedWallMs: number;
   /** The session clock at the start: stateSinceMs is mapped to wall time from it. */
   readonly detectorStartMs: number;
+  /**
+   * The wall clock read together with detectorStartMs. Not startedWallMs: the packs load (and the
+   * agent's version is read) between the two, 70–120 ms on the shared machine, and mapping from
+   * startedWallMs put every state_since that much before the change.
+   */
+  readonly detectorStartWallMs: number;
   /** The installed agent's version, when found without running it. */
   readonly agentVersion: string | undefined;
   /** The tmux server and pane the session runs in ($TMUX, $TMUX_PANE), for jumping to it. */
@@ -76,7 +82,7 @@ export class Publisher {
     const reported = reporter.identity();
     const metadata = reporter.metadata(clock.nowMs());
     const agentVersion = identity.agentVersion ?? reported.agentVersion;
-    const toWallMs = (detectorMs: number): number => identity.startedWallMs + (detectorMs - identity.detectorStartMs);
+    const toWallMs = (detectorMs: number): number => identity.detectorStartWallMs + (detectorMs - identity.detectorStartMs);
     const d = state.disagreement;
     return createSessionRecord({
       sourceCli: identity.sourceCli,
@@ -125,6 +131,7 @@ export class Publisher {
       to,
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
+      ...(state.session.reason === undefined || state.session.reason === '' ? {} : { reason: state.session.reason }),
     };
     this.lastPublishedState = to;
     this.history.add({ t: event.t, to });

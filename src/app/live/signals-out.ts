@@ -6,7 +6,8 @@
  *   agent does not already send its own there; and OSC 9;4 progress on terminals known to show
  *   it, unless the agent sends its own;
  * - the tmux pane the agent runs in ($TMUX, $TMUX_PANE): pane options @agent_state,
- *   @agent_name, @agent_since, which a status line reads with format loops (docs/publishing.md);
+ *   @agent_name, @agent_since, @agent_reason (unset when there is none), which a status line
+ *   reads with format loops (docs/publishing.md);
  *   tmux redraws every attached client's status line when an option is set. One tmux process
  *   per change, never two at once (the newest change waits, older ones are skipped), each
  *   bounded; unset when the session ends.
@@ -88,7 +89,7 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
 
   const unsubscribe = options.subscribe((event) => {
     current = { state: event.to, sinceMs: event.t };
-    pane?.set(event.to, options.sourceCli, event.t);
+    pane?.set(event.to, options.sourceCli, event.t, event.reason);
     tellTerminal(event.to);
   });
   // The terminal's answer to a probe arrives after the first state: say it now.
@@ -120,8 +121,8 @@ class PaneOptions {
     private readonly warn: (message: string) => void,
   ) {}
 
-  set(state: AgentState, name: string, sinceMs: number): void {
-    this.enqueue(tmuxSetArgs(this.target.pane, { state, name, sinceMs }));
+  set(state: AgentState, name: string, sinceMs: number, reason: string | undefined): void {
+    this.enqueue(tmuxSetArgs(this.target.pane, { state, name, sinceMs, reason }));
   }
 
   /** At the end; a failure then is not worth a warning (the pane is usually going too). */

@@ -176,7 +176,7 @@ export interface Decision {
   readonly isCpuBusy: boolean | undefined;
   /** The reporter source whose claim decided (winner `reporter`); absent otherwise. */
   readonly reportSource?: string;
-  /** The winning rule's `reason` (e.g. "api-error"), when it declares one. */
+  /** The winning rule's `reason` (e.g. "api-error"), when it declares one; else, for blocked, the agent's blocked report's kind (e.g. "permission"). */
   readonly reason?: string;
   /** The winning rule's own idle hold (`idle_hold_ms`), when a strong idle rule declares one. */
   readonly idleHoldMs?: number;
@@ -252,7 +252,7 @@ export function arbitrate(
   // the agent's report (step 3) and compared with it for disagreements (program-status.ts).
   const screenReading: RawState | undefined =
     strongBlocker !== undefined ? 'blocked' : strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
-  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading);
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind(snapshot));
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -347,6 +347,11 @@ export function arbitrate(
   return arbitrateWeak({ snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish });
 }
 
+/** A blocked report's kind (`permission`, `question`): why it is blocked, whichever step finds the block. */
+function reportedBlockedKind(snapshot: EvidenceSnapshot): string | undefined {
+  return snapshot.programStatus?.state === 'blocked' ? snapshot.programStatus.kind : undefined;
+}
+
 type Finish = (step: ArbitrationStep, raw: RawState, confidence: Confidence, winner: EvidenceKind, ruleId: string | undefined, claim?: ClaimView) => Decision;
 
 /**
@@ -359,10 +364,11 @@ function finisher(
   isCpuBusy: boolean | undefined,
   verdict: PackVerdict | undefined,
   screenReading: RawState | undefined,
+  reportedBlockedKind: string | undefined,
 ): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
     const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
-    const reason = match?.reason;
+    const reason = match?.reason ?? (raw === 'blocked' ? reportedBlockedKind : undefined);
     const idleHold = raw === 'idle' && confidence === 'strong' ? match?.idleHoldMs : undefined;
     const outranked = liveClaims.filter((live) => live !== claim);
     if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });

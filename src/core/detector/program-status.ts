@@ -7,6 +7,7 @@
  * PROGRAM_STATUS_DISAGREE_MS is tracked too: news that the pack may be stale.
  */
 import {
+  PROGRAM_STATUS_ACT_SETTLE_MS,
   PROGRAM_STATUS_DISAGREE_MS,
   PROGRAM_STATUS_QUIET_STALE_MS,
   PROGRAM_STATUS_SETTLE_MS,
@@ -49,7 +50,8 @@ export type StatusWeight =
 export function weighStatus(status: ProgramStatus, context: StatusContext): StatusWeight {
   const claim = claimOfStatus(status);
   const ageMs = context.nowMs - status.atMs;
-  if (ageMs < PROGRAM_STATUS_SETTLE_MS) return { counts: false, claim, why: `settling (${PROGRAM_STATUS_SETTLE_MS} ms)`, isSettling: true };
+  const settleMs = settleMsOf(claim);
+  if (ageMs < settleMs) return { counts: false, claim, why: `settling (${settleMs} ms)`, isSettling: true };
   const quietMs = context.lastOutputAtMs === undefined ? Infinity : context.nowMs - context.lastOutputAtMs;
   if (claim === 'working' && quietMs >= PROGRAM_STATUS_QUIET_STALE_MS && context.isCpuBusy !== true) {
     const cpu = context.isCpuBusy === false ? 'CPU quiet' : 'CPU unknown';
@@ -62,10 +64,24 @@ export function weighStatus(status: ProgramStatus, context: StatusContext): Stat
   return { counts: true, claim };
 }
 
+/**
+ * How long a report must stand before it counts: an idle (done, error) PROGRAM_STATUS_SETTLE_MS,
+ * as what the agent did not report may be drawn right after it (Codex's plan prompt); a working
+ * or blocked only PROGRAM_STATUS_ACT_SETTLE_MS, since a drawn blocker outranks it anyway.
+ */
+export function settleMsOf(claim: ReportedStatusState): number {
+  return claim === 'idle' ? PROGRAM_STATUS_SETTLE_MS : PROGRAM_STATUS_ACT_SETTLE_MS;
+}
+
+/** When a report starts to count. */
+export function settledAtMs(status: ProgramStatus): number {
+  return status.atMs + settleMsOf(claimOfStatus(status));
+}
+
 /** The times a report may stop counting without new evidence, for the tick loop's wake-ups. */
 export function statusDeadlinesMs(status: ProgramStatus | undefined, lastOutputAtMs: number | undefined): number[] {
   if (status === undefined) return [];
-  const deadlines = [status.atMs + PROGRAM_STATUS_SETTLE_MS, status.atMs + PROGRAM_STATUS_TRUST_MS];
+  const deadlines = [settledAtMs(status), status.atMs + PROGRAM_STATUS_TRUST_MS];
   if (claimOfStatus(status) === 'working' && lastOutputAtMs !== undefined) deadlines.push(lastOutputAtMs + PROGRAM_STATUS_QUIET_STALE_MS);
   return deadlines;
 }

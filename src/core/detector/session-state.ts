@@ -44,7 +44,7 @@ export interface SessionState {
   /** The evidence behind the published state (kept while debounce holds a different decision). */
   readonly winner: EvidenceKind;
   readonly ruleId: string | undefined;
-  /** The winning rule's `reason` (e.g. "api-error"); undefined when it declares none. */
+  /** The winning rule's `reason` (e.g. "api-error"), or a blocked report's kind (e.g. "permission"); undefined when none. */
   readonly reason?: string | undefined;
 }
 

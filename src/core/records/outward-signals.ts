@@ -10,7 +10,8 @@ import type { AgentState } from '../types.js';
 export const TMUX_OPTION_STATE = '@agent_state';
 export const TMUX_OPTION_NAME = '@agent_name';
 export const TMUX_OPTION_SINCE = '@agent_since';
-const TMUX_OPTIONS = [TMUX_OPTION_STATE, TMUX_OPTION_NAME, TMUX_OPTION_SINCE] as const;
+export const TMUX_OPTION_REASON = '@agent_reason';
+const TMUX_OPTIONS = [TMUX_OPTION_STATE, TMUX_OPTION_NAME, TMUX_OPTION_SINCE, TMUX_OPTION_REASON] as const;
 
 /** A value inside `key=value:…` (and a tmux option) keeps to a plain word: no separator, no control byte. */
 export function signalWord(text: string): string {
@@ -35,14 +36,24 @@ export function progressSequence(state: AgentState | 'clear'): string {
   return '\x1b]9;4;0\x1b\\';
 }
 
-/** Arguments for one tmux call that sets the pane's options (commands joined by `;`). */
-export function tmuxSetArgs(pane: string, values: { readonly state: AgentState; readonly name: string; readonly sinceMs: number }): string[] {
+/**
+ * Arguments for one tmux call that sets the pane's options (commands joined by `;`). The reason
+ * (the record's: a rule's `reason`, a blocked report's kind) is a plain word; with none, the
+ * option is unset so a status line's `#{?@agent_reason,…}` shows nothing stale.
+ */
+export function tmuxSetArgs(
+  pane: string,
+  values: { readonly state: AgentState; readonly name: string; readonly sinceMs: number; readonly reason?: string | undefined },
+): string[] {
   const pairs: Array<[string, string]> = [
     [TMUX_OPTION_STATE, values.state],
     [TMUX_OPTION_NAME, signalWord(values.name)],
     [TMUX_OPTION_SINCE, String(Math.floor(values.sinceMs / 1000))],
   ];
-  return pairs.flatMap(([option, value], index) => [...(index === 0 ? [] : [';']), 'set-option', '-p', '-t', pane, option, value]);
+  const set = pairs.flatMap(([option, value]) => [';', 'set-option', '-p', '-t', pane, option, value]);
+  const reason = values.reason === undefined || values.reason.trim() === '' ? undefined : signalWord(values.reason.trim());
+  const last = reason === undefined ? [';', 'set-option', '-p', '-u', '-t', pane, TMUX_OPTION_REASON] : [';', 'set-option', '-p', '-t', pane, TMUX_OPTION_REASON, reason];
+  return [...set, ...last].slice(1);
 }
 
 /** Arguments for one tmux call that unsets them (the agent exited). */

@@ -22,7 +22,7 @@ function publisher(title: () => string | undefined = () => undefined) {
   const written: SessionRecord[] = [];
   const store = { publish: async (r: SessionRecord) => (written.push(r), true), refreshIfDue: async () => undefined } as unknown as SessionStore;
   const p = new Publisher({
-    identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_000, detectorStartMs: 1_000, agentVersion: '2.1.0' },
+    identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_880, detectorStartMs: 1_000, detectorStartWallMs: 1_700_000_001_000, agentVersion: '2.1.0' },
     clock,
     screen: { evidence: () => ({ title: title() === undefined ? undefined : { text: title() ?? '', changedAtMs: 0, recentChangesMs: [] }, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
     reporter: { identity: () => ({ agentVersion: undefined, model: undefined, agentSessionId: undefined }), metadata: () => ({}) } as never,
@@ -50,6 +50,17 @@ describe('Publisher', () => {
     expect(notified).toEqual(['blocked', 'done']);
   });
 
+  it("gives the change's reason with the event, and none when the state has none", () => {
+    const { p, events } = publisher();
+    const blocked = stateOf('blocked');
+
+    p.onChange({ ...blocked, session: { ...blocked.session, reason: 'permission' } }, ENTRY);
+    p.onChange(stateOf('working'), ENTRY);
+
+    expect(events.map((e) => e.reason)).toEqual(['permission', undefined]);
+    expect('reason' in (events[1] ?? {})).toBe(false);
+  });
+
   it('writes nothing before the store is open, then a record with wall-clock times and the control path', () => {
     const { p, written, store } = publisher();
 
@@ -60,7 +71,18 @@ describe('Publisher', () => {
 
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject({ state: 'idle', pid: 42, control: '/run/aw/claude-1.sock', agent_version: '2.1.0' });
-    expect(written[0]?.state_since).toBe(1_700_000_000_000 + 2_000);
+    expect(written[0]?.state_since).toBe(1_700_000_001_000 + 2_000);
+  });
+
+  it('maps state_since from the wall clock read with the session clock, not from the earlier start (packs load between them)', () => {
+    const { p, clock, written, store, events } = publisher();
+    p.store = store;
+    clock.advanceTo(2_000);
+    p.onChange(stateOf('working', 2_000), ENTRY);
+
+    expect(written[0]?.started_at).toBe(1_700_000_000_880);
+    // The change and its announcement are the same instant.
+    expect(written[0]?.state_since).toBe(events[0]?.t);
   });
 
   it('republishes a changed title alone at most every TITLE_REPUBLISH_MIN_MS', () => {

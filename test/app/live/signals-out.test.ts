@@ -37,8 +37,8 @@ function harness(overrides: { bits?: number; env?: NodeJS.ProcessEnv; tmux?: Sig
     signals,
     written,
     warnings,
-    publish(to: AgentState, t = 1_800_000_000_000) {
-      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from: null, to, winner: null, rule_id: null });
+    publish(to: AgentState, t = 1_800_000_000_000, reason?: string) {
+      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from: null, to, winner: null, rule_id: null, ...(reason === undefined ? {} : { reason }) });
     },
     setBits(next: number) {
       bits = next;
@@ -123,9 +123,9 @@ describe('signals out to the tmux pane', () => {
     h.publish('done', 1_800_000_002_000);
     await h.signals.close();
     expect(tmux.log()).toEqual([
-      '-S /tmp/tmux-1/default set-option -p -t %7 @agent_state working ; set-option -p -t %7 @agent_name gemini ; set-option -p -t %7 @agent_since 1800000000 ',
+      '-S /tmp/tmux-1/default set-option -p -t %7 @agent_state working ; set-option -p -t %7 @agent_name gemini ; set-option -p -t %7 @agent_since 1800000000 ; set-option -p -u -t %7 @agent_reason ',
       // blocked and done came while the first call ran, and the end while they waited: only the newest goes.
-      '-S /tmp/tmux-1/default set-option -p -u -t %7 @agent_state ; set-option -p -u -t %7 @agent_name ; set-option -p -u -t %7 @agent_since',
+      '-S /tmp/tmux-1/default set-option -p -u -t %7 @agent_state ; set-option -p -u -t %7 @agent_name ; set-option -p -u -t %7 @agent_since ; set-option -p -u -t %7 @agent_reason',
     ]);
     expect(h.written).toEqual([]);
   });
@@ -137,7 +137,27 @@ describe('signals out to the tmux pane', () => {
     h.publish('done', 1_800_000_003_000);
     await waitFor(() => tmux.log().length === 2);
     await h.signals.close();
-    expect(tmux.log().map((line) => (line.includes(' -u ') ? 'unset' : line.split(' ')[7]))).toEqual(['working', 'done', 'unset']);
+    expect(tmux.log().map((line) => (line.includes(' -u -t %2 @agent_state') ? 'unset' : line.split(' ')[7]))).toEqual(['working', 'done', 'unset']);
+  });
+
+  it("sets @agent_reason to the change's reason as a plain word, and unsets it at a change without one", async () => {
+    const tmux = fakeTmux('exit 0');
+    const h = harness({ env: tmux.env, tmux: { socket: '/s', pane: '%4' } });
+    h.publish('blocked', 1_800_000_000_000, 'permission');
+    await waitFor(() => tmux.log().length === 1);
+    h.publish('done', 1_800_000_001_000, 'api error;\x1b]0;x\x07');
+    await waitFor(() => tmux.log().length === 2);
+    h.publish('working', 1_800_000_002_000);
+    await waitFor(() => tmux.log().length === 3);
+    await h.signals.close();
+
+    const reasons = tmux.log().map((line) => line.split(' ; ').find((command) => command.includes('@agent_reason'))?.trim());
+    expect(reasons).toEqual([
+      'set-option -p -t %4 @agent_reason permission',
+      'set-option -p -t %4 @agent_reason api-error-0-x-',
+      'set-option -p -u -t %4 @agent_reason',
+      'set-option -p -u -t %4 @agent_reason',
+    ]);
   });
 
   it('turns a failing tmux into one warning', async () => {

@@ -17,8 +17,9 @@ describe('Codex\'s own reports (OSC 7501) in replay', () => {
       ['working', 'program-status'],
       ['done', 'program-status'],
     ]);
-    // `state=working` arrived at 5.683 s, `state=done` at 11.409 s: each is published once it stood 50 ms.
-    expect(transitions[2]?.t).toBeCloseTo(5.733, 2);
+    // `state=working` arrived at 5.683 s, `state=done` at 11.409 s: working is published once it
+    // stood PROGRAM_STATUS_ACT_SETTLE_MS (5 ms), done once it stood PROGRAM_STATUS_SETTLE_MS (50 ms).
+    expect(transitions[2]?.t).toBeCloseTo(5.688, 3);
     expect(transitions[5]?.t).toBeCloseTo(11.459, 2);
   });
 

@@ -6,6 +6,7 @@ import {
   CPU_BUSY_RATE,
   PROGRAM_STATUS_IDLE_HOLD_MS,
   PROGRAM_STATUS_QUIET_STALE_MS,
+  PROGRAM_STATUS_ACT_SETTLE_MS,
   PROGRAM_STATUS_SETTLE_MS,
   PROGRAM_STATUS_TRUST_MS,
   REPORT_CLAIM_TTL_MS,
@@ -388,6 +389,17 @@ describe('the agent\'s own report (OSC 7501, step program-status)', () => {
     expect(arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'permission' }) }), undefined, 'working', NOW).raw).toBe('blocked');
   });
 
+  it("a blocked report's kind is the decision's reason, whichever step finds the block; no other report gives one", () => {
+    const reported = arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'permission' }) }), undefined, 'working', NOW);
+    const drawn = arbitrate(snapshot({ programStatus: report('blocked', NOW - 500, { kind: 'question' }) }), verdict(strongBlocked('approval')), 'working', NOW);
+    const working = arbitrate(snapshot({ programStatus: report('working', NOW - 500, { kind: 'tool' }), lastOutputAtMs: NOW }), undefined, 'idle', NOW);
+
+    expect(reported).toMatchObject({ raw: 'blocked', step: 'program-status', reason: 'permission' });
+    expect(drawn).toMatchObject({ raw: 'blocked', step: 'strong-blocker', reason: 'question' });
+    expect(working.raw).toBe('working');
+    expect(working.reason).toBeUndefined();
+  });
+
   it('a drawn blocker the agent did not report outranks its idle or done (Codex\'s plan prompt) and says so', () => {
     const result = arbitrate(snapshot({ programStatus: report('done', NOW - 2000) }), verdict(strongBlocked('plan-prompt')), 'working', NOW);
 
@@ -395,11 +407,22 @@ describe('the agent\'s own report (OSC 7501, step program-status)', () => {
     expect(codes(result)).toContain('program-status-outranked');
   });
 
-  it('a report younger than PROGRAM_STATUS_SETTLE_MS leaves the tick to the screen (the frames that came with it land first)', () => {
-    const result = arbitrate(snapshot({ programStatus: report('working', NOW - PROGRAM_STATUS_SETTLE_MS + 1) }), verdict(strongIdle()), 'idle', NOW);
+  it('an idle or done report younger than PROGRAM_STATUS_SETTLE_MS leaves the tick to the screen (a prompt the agent did not report may follow)', () => {
+    const result = arbitrate(snapshot({ programStatus: report('done', NOW - PROGRAM_STATUS_SETTLE_MS + 1) }), verdict(strongWorking()), 'working', NOW);
 
-    expect(result).toMatchObject({ raw: 'idle', step: 'strong-idle' });
+    expect(result).toMatchObject({ raw: 'working', step: 'strong-working' });
     expect(codes(result)).toContain('program-status-settling');
+  });
+
+  it('a working or blocked report counts once it stood PROGRAM_STATUS_ACT_SETTLE_MS, not the idle settle (a drawn blocker outranks it anyway)', () => {
+    const young = arbitrate(snapshot({ programStatus: report('working', NOW - PROGRAM_STATUS_ACT_SETTLE_MS + 1) }), verdict(strongIdle()), 'idle', NOW);
+    const working = arbitrate(snapshot({ programStatus: report('working', NOW - PROGRAM_STATUS_ACT_SETTLE_MS), lastOutputAtMs: NOW }), verdict(strongIdle()), 'idle', NOW);
+    const blocked = arbitrate(snapshot({ programStatus: report('blocked', NOW - PROGRAM_STATUS_ACT_SETTLE_MS) }), verdict(strongWorking()), 'working', NOW);
+
+    expect(PROGRAM_STATUS_ACT_SETTLE_MS).toBeLessThan(PROGRAM_STATUS_SETTLE_MS);
+    expect(young).toMatchObject({ raw: 'idle', step: 'strong-idle' });
+    expect(working).toMatchObject({ raw: 'working', step: 'program-status' });
+    expect(blocked).toMatchObject({ raw: 'blocked', step: 'program-status' });
   });
 
   it('after PROGRAM_STATUS_TRUST_MS, strong screen evidence that contradicts the report wins; agreeing or no evidence does not', () => {

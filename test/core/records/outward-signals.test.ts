@@ -23,10 +23,23 @@ describe('the state as said to the terminal and to tmux', () => {
     ]);
   });
 
-  it('sets and unsets the three pane options in one tmux command line', () => {
+  it('sets and unsets the four pane options in one tmux command line, @agent_reason unset when there is none', () => {
     expect(tmuxSetArgs('%3', { state: 'done', name: 'codex', sinceMs: 1_800_000_000_999 }).join(' ')).toBe(
-      'set-option -p -t %3 @agent_state done ; set-option -p -t %3 @agent_name codex ; set-option -p -t %3 @agent_since 1800000000',
+      'set-option -p -t %3 @agent_state done ; set-option -p -t %3 @agent_name codex ; set-option -p -t %3 @agent_since 1800000000 ; set-option -p -u -t %3 @agent_reason',
     );
-    expect(tmuxUnsetArgs('%3').join(' ')).toBe('set-option -p -u -t %3 @agent_state ; set-option -p -u -t %3 @agent_name ; set-option -p -u -t %3 @agent_since');
+    expect(tmuxSetArgs('%3', { state: 'blocked', name: 'claude', sinceMs: 1_800_000_000_000, reason: 'permission' }).slice(-7).join(' ')).toBe(
+      '; set-option -p -t %3 @agent_reason permission',
+    );
+    expect(tmuxUnsetArgs('%3').join(' ')).toBe(
+      'set-option -p -u -t %3 @agent_state ; set-option -p -u -t %3 @agent_name ; set-option -p -u -t %3 @agent_since ; set-option -p -u -t %3 @agent_reason',
+    );
+  });
+
+  it('keeps a reason to one bounded word: no tmux format, separator or control byte gets through', () => {
+    const reason = (text: string): string | undefined => tmuxSetArgs('%1', { state: 'blocked', name: 'x', sinceMs: 0, reason: text }).at(-1);
+
+    expect(reason('#{pane_id};#(rm -rf ~)\x1b[31m')).toBe('-pane_id-rm--rf-31m');
+    expect(reason('x'.repeat(300))).toHaveLength(64);
+    expect(reason('   ')).toBe('@agent_reason');
   });
 });
