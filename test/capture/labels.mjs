@@ -96,19 +96,50 @@ export function labelsToJsonl(labels) {
 
 /**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
- * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
- * when none is found (a recorder without --record-input).
+ * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s of where the
+ * estimate puts them; undefined when none is found (a recorder without --record-input).
+ *
+ * The estimate comes from the first output byte, which in a tmux pane may be the pane's own
+ * before agentwrap starts its cast: with a CLI that draws nothing for seconds after it starts
+ * (Kilo Code's first byte came 6.7 s into the cast), the keys sit seconds away from it. So the
+ * keys are first lined up as a whole (`coarseKeyShift`), and the median is taken from there.
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
+  const keys = keyWrites.map((key) => ({ at: (key.t - castStartWall) / 1000, bytes: key.bytes }));
+  const shift = coarseKeyShift(inputs, keys);
   const offsets = [];
-  for (const key of keyWrites) {
-    const at = (key.t - castStartWall) / 1000;
+  for (const { at: estimated, bytes } of keys) {
+    const at = estimated + shift;
     let best;
-    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
+    for (const e of inputs) if (e[2] === bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
     if (best !== undefined) offsets.push((best - at) * 1000);
   }
   if (offsets.length === 0) return undefined;
   offsets.sort((x, y) => x - y);
-  return offsets[Math.floor(offsets.length / 2)];
+  return shift * 1000 + offsets[Math.floor(offsets.length / 2)];
+}
+
+const COARSE_MAX_S = 30;
+const COARSE_TOLERANCE_S = 0.25;
+const COARSE_MIN_KEYS = 3;
+
+/**
+ * The shift (s) that puts the most keys within 0.25 s of an `i` event with their bytes, among
+ * the shifts that line one key up with one such event up to 30 s away; 0 unless another shift
+ * lines up strictly more keys, and at least three (a single key could line up with any event).
+ */
+function coarseKeyShift(inputs, keys) {
+  const lined = (shift) => keys.filter(({ at, bytes }) => inputs.some((e) => e[2] === bytes && Math.abs(e[0] - at - shift) <= COARSE_TOLERANCE_S)).length;
+  let best = 0;
+  let bestCount = Math.max(lined(0), COARSE_MIN_KEYS - 1);
+  for (const { at, bytes } of keys) {
+    for (const e of inputs) {
+      const shift = e[0] - at;
+      if (e[2] !== bytes || Math.abs(shift) > COARSE_MAX_S) continue;
+      const count = lined(shift);
+      if (count > bestCount) { best = shift; bestCount = count; }
+    }
+  }
+  return best;
 }
