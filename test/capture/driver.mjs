@@ -356,7 +356,9 @@ export async function runScenario(opts) {
     return t;
   };
   const typeText = async (text) => {
-    for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
+    // Each character is a key for the clock alignment too (labels.mjs keyClockOffsetMs): with
+    // only Enter and the dialog keys, too few to line up a CLI whose first byte came seconds late.
+    for (const ch of text) { keyWrites.push({ t: nowMs(), bytes: ch }); proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
     devent('typed', JSON.stringify(text));
   };
   const humanPause = (lo, hi) => sleep(lo + Math.floor(rng() * (hi - lo)));
