@@ -11,6 +11,8 @@ export interface AgentProfile {
   dialogQuietMs?: number;
   submitSettleMs?: number;
   readyBytes?: number;
+  /** Ready also waits until the screen shows this (a CLI whose bytes, quiet and CPU can all hold before its first real paint). */
+  readyScreen?: RegExp;
 }
 export const AGENTS: Record<string, AgentProfile>;
 export const AGENT_NAMES: string[];

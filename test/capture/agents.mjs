@@ -185,8 +185,10 @@ export const AGENTS = {
     version: '7.7.7',
     bin: 'kilo',
     args: [],
-    // An OpenCode fork: the same boot behind its first paint.
+    // An OpenCode fork: the same boot behind its first paint. In a tmux pane it once stayed on a
+    // blank screen after 4 KB of output with its CPU quiet, so ready also waits for its hint row.
     readyBytes: 4000,
+    readyScreen: /ctrl\+p commands/,
     readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 60_000 },
     submitSettleMs: 900,
     toolSettleMs: 1500,
@@ -210,7 +212,8 @@ export const AGENTS = {
     // Without a prompt it opens its TUI; it approves every tool by default ("--auto-approve
     // <boolean> … default: true"), so the lab runs it as a careful user does.
     args: ['--auto-approve', 'false'],
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    // Its permission prompt: "Cline needs permission … Approve tool call? … [y] Approve   [n] Deny".
+    keys: { submit: '\r', approve: 'y', deny: 'n', exit: ['\x03', '\x03'] },
     startup: [],
   },
 };

@@ -418,6 +418,15 @@ export async function runScenario(opts) {
       // Output may have moved meanwhile; the idle label starts once both hold.
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
     }
+    if (profile.readyScreen) {
+      // Bytes, quiet and CPU can all hold before the first real paint: Kilo Code once sat on a
+      // blank screen, idle, for seconds after 4 KB of terminal queries, and the prompt typed then
+      // was lost. Such a CLI names what its ready screen shows.
+      const t0 = nowMs();
+      while (!profile.readyScreen.test(screenText(term)) && nowMs() - t0 < READY_CAP_MS && !exited) await sleep(100);
+      if (!profile.readyScreen.test(screenText(term))) throw new Error(`ready screen ${profile.readyScreen} never drawn`);
+      readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+    }
     if (followPort) {
       agentEvents = followOpenCodeEvents(followPort, rlog);
       if (!(await agentEvents.waitConnected(15_000))) throw new Error(`no event stream on port ${followPort}`);

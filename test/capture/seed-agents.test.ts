@@ -114,12 +114,14 @@ describe('seeding of the issue-16 agents', () => {
     expect(readFileSync(join(s.home, '.continue', '.onboarding_complete'), 'utf8')).not.toBe('');
   });
 
-  it('cline uses an OpenAI-compatible provider at the mock and runs without auto-approval', () => {
+  it('cline uses an OpenAI-compatible provider at the mock, runs without auto-approval and has seen its start-up notices', () => {
     const s = seeded('cline');
     const providers = JSON.parse(readFileSync(join(s.home, '.cline', 'data', 'settings', 'providers.json'), 'utf8'));
     expect(providers.lastUsedProvider).toBe('openai-compatible');
     expect(providers.providers['openai-compatible'].settings.baseUrl).toBe(`${BASE}/v1`);
     expect(AGENTS['cline']?.args).toEqual(['--auto-approve', 'false']);
+    const notices = JSON.parse(readFileSync(join(s.home, '.cline', 'data', 'settings', 'cli-notices.json'), 'utf8'));
+    expect(Object.values(notices.shown)).toEqual([true, true]);
   });
 });
 

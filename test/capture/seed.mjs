@@ -287,6 +287,10 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       // them: an OpenAI-compatible provider at the mock, no Cline account.
       const providers = { version: 1, lastUsedProvider: 'openai-compatible', modes: {}, providers: { 'openai-compatible': { settings: { provider: 'openai-compatible', apiKey: 'dummy', model: 'mock-model', baseUrl: `${baseUrl}/v1` }, updatedAt: '2026-12-07T00:00:00.000Z', tokenSource: 'manual' } } };
       write(join(home, '.cline', 'data', 'settings', 'providers.json'), JSON.stringify(providers, null, 2));
+      // Its start-up notices ("Try ClinePass", "Introducing Cline Desktop": "Press Enter to open,
+      // any other key to close") marked shown, as after a user's first start; else the prompt's
+      // first key closes the notice and is lost.
+      if (!firstRun) write(join(home, '.cline', 'data', 'settings', 'cli-notices.json'), JSON.stringify({ shown: { 'cline-cli-cline-pass-intro': true, 'cline-cli-desktop-launch': true } }, null, 2));
       break;
     }
     default:
