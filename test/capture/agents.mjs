@@ -193,7 +193,10 @@ export const AGENTS = {
     submitSettleMs: 900,
     toolSettleMs: 1500,
     dialogQuietMs: 500,
-    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },
+    // Esc on its permission panel does not reject at once (as OpenCode's does): it opens
+    // "△ Reject permission / Tell Kilo what to do differently … enter confirm  esc cancel", and
+    // Enter with no text confirms the rejection.
+    keys: { submit: '\r', approve: '\r', deny: ['\x1b', '\r'], exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },
     startup: [],
     menuCommand: '/models',
   },

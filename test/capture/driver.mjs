@@ -539,10 +539,12 @@ export async function runScenario(opts) {
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
           mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: call.type === 'stream_end' ? 'answer ended: dialog' : `tool call ${call.detail}` });
-          // `keys` answers a dialog that needs more than one key (a question, a multi-step form);
-          // the dialog holds until the last one.
-          for (const k of (action.keys ?? []).slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
-          const t = write(action.keys?.at(-1) ?? (action.do === 'approve' ? profile.keys.approve : profile.keys.deny), action.do);
+          // `keys` answers a dialog that needs more than one key (a question, a multi-step form),
+          // as does a profile's approve or deny given as a list (Kilo Code's Esc opens a "Reject
+          // permission" form that Enter confirms); the dialog holds until the last one.
+          const keys = action.keys ?? [].concat(action.do === 'approve' ? profile.keys.approve : profile.keys.deny);
+          for (const k of keys.slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
+          const t = write(keys.at(-1), action.do);
           mark('working', t - KEY_SLACK_MS, { why: action.do });
           lastWasDeny = action.do === 'deny';
           break;
