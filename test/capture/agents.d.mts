@@ -4,13 +4,16 @@ export interface AgentProfile {
   version: string;
   bin: string;
   args: string[];
-  keys: { submit: string; approve: string; deny: string; exit: string[] };
+  /** approve/deny as a list: a dialog answered in steps, the last key answers it. */
+  keys: { submit: string; approve: string | string[]; deny: string | string[]; exit: string[] };
   startup: { key: string; then: string; restarts?: boolean; repaintBytes?: number; settleMs?: number }[];
   toolSettleMs?: number;
   /** The driver answers a dialog only once the output has been quiet this long (its busy row animates until the dialog is drawn). */
   dialogQuietMs?: number;
   submitSettleMs?: number;
   readyBytes?: number;
+  /** Ready also waits until the screen shows this (a CLI whose bytes, quiet and CPU can all hold before its first real paint). */
+  readyScreen?: RegExp;
 }
 export const AGENTS: Record<string, AgentProfile>;
 export const AGENT_NAMES: string[];

@@ -177,6 +177,48 @@ export const AGENTS = {
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
+  // ---- Kilo Code CLI, Continue CLI, Cline CLI (issue 35 item 3) ----
+  kilo: {
+    pkg: '@kilocode/cli',
+    // 7.8.1 is the newest on npm, but its linux-x64 binary packages are not published
+    // (ETARGET for @kilocode/cli-linux-x64@7.8.1); 7.7.7 is the newest release that has them.
+    version: '7.7.7',
+    bin: 'kilo',
+    args: [],
+    // An OpenCode fork: the same boot behind its first paint. In a tmux pane it once stayed on a
+    // blank screen after 4 KB of output with its CPU quiet, so ready also waits for its hint row.
+    readyBytes: 4000,
+    readyScreen: /ctrl\+p commands/,
+    readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 60_000 },
+    submitSettleMs: 900,
+    toolSettleMs: 1500,
+    dialogQuietMs: 500,
+    // Esc on its permission panel does not reject at once (as OpenCode's does): it opens
+    // "△ Reject permission / Tell Kilo what to do differently … enter confirm  esc cancel", and
+    // Enter with no text confirms the rejection.
+    keys: { submit: '\r', approve: '\r', deny: ['\x1b', '\r'], exit: ['\x03', '\x03'], interrupt: ['\x1b', '\x1b'] },
+    startup: [],
+    menuCommand: '/models',
+  },
+  continue: {
+    pkg: '@continuedev/cli',
+    version: '1.5.47',
+    bin: 'cn',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  cline: {
+    pkg: 'cline',
+    version: '3.0.65',
+    bin: 'cline',
+    // Without a prompt it opens its TUI; it approves every tool by default ("--auto-approve
+    // <boolean> … default: true"), so the lab runs it as a careful user does.
+    args: ['--auto-approve', 'false'],
+    // Its permission prompt: "Cline needs permission … Approve tool call? … [y] Approve   [n] Deny".
+    keys: { submit: '\r', approve: 'y', deny: 'n', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);

@@ -6,7 +6,8 @@
 // that second, never by what the packs detect (so a fixture cannot bless a detection bug).
 // Refuses a second labeled `uncertain`. Writes fixtures/<agent>/<state>_<slug>_<where>.txt,
 // where <where> is `<personality>-<scenario>-<size>` (or `<scenario>-<size>` under the default
-// personality), with provenance lines naming the recording, the second and the label.
+// personality, `habitat-<habitat>-<scenario>-<size>` for a recording made in a real tmux pane),
+// with provenance lines naming the recording, the second and the label.
 // --no-title leaves the OSC title out (and says so), so the screen rules alone decide.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,14 +41,15 @@ function main([castPath, secondsArg, slug, flag]) {
     if (!screenFile) throw new Error(`agentwrap replay wrote no screen into ${out}`);
     const lines = readFileSync(join(out, screenFile), 'utf8').split('\n');
     const body = lines.filter((l) => !l.startsWith('# provenance:') && !(noTitle && l.startsWith('# title:')));
-    const personality = meta.personality ?? DEFAULT_PERSONALITY;
+    // A habitat recording (a real tmux pane) has no personality: its terminal is the habitat's.
+    const personality = meta.habitat ? `habitat-${meta.habitat}` : meta.personality ?? DEFAULT_PERSONALITY;
     const where = `${personality === DEFAULT_PERSONALITY ? '' : `${personality}-`}${basename(base)}`;
     const rel = relative(REPO, castPath);
     const state = label.state;
     const until = next ? `${next.t}s` : 'the end';
     const header = [
       `# provenance: ${rel} at ${seconds}s (agentwrap replay --capture-at); expected state from its labels: ${state} from ${label.t}s to ${until}`,
-      `# provenance: ${meta.package} ${meta.reported_version ?? meta.version} against the capture lab's mock model, terminal personality ${personality}, recorded ${String(meta.date).slice(0, 10)}`,
+      `# provenance: ${meta.package} ${meta.reported_version ?? meta.version} against the capture lab's mock model, terminal ${meta.habitat ? `habitat ${meta.habitat} (a real tmux pane)` : `personality ${personality}`}, recorded ${String(meta.date).slice(0, 10)}`,
       ...(noTitle ? ['# provenance: the OSC title of that moment is left out, so the screen rules alone decide'] : []),
     ];
     const target = join(REPO, 'fixtures', meta.agent, `${state}_${slug}_${where}.txt`);

@@ -356,7 +356,9 @@ export async function runScenario(opts) {
     return t;
   };
   const typeText = async (text) => {
-    for (const ch of text) { proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
+    // Each character is a key for the clock alignment too (labels.mjs keyClockOffsetMs): with
+    // only Enter and the dialog keys, too few to line up a CLI whose first byte came seconds late.
+    for (const ch of text) { keyWrites.push({ t: nowMs(), bytes: ch }); proc.write(ch); await sleep(35 + Math.floor(rng() * 55)); }
     devent('typed', JSON.stringify(text));
   };
   const humanPause = (lo, hi) => sleep(lo + Math.floor(rng() * (hi - lo)));
@@ -414,6 +416,15 @@ export async function runScenario(opts) {
       // would be wrong. Such a run fails instead of entering the corpus.
       if (cpu.capped) throw new Error(`still burning CPU after ${cpu.waitedMs.toFixed(0)} ms: never finished booting (machine too loaded to label this run)`);
       // Output may have moved meanwhile; the idle label starts once both hold.
+      readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
+    }
+    if (profile.readyScreen) {
+      // Bytes, quiet and CPU can all hold before the first real paint: Kilo Code once sat on a
+      // blank screen, idle, for seconds after 4 KB of terminal queries, and the prompt typed then
+      // was lost. Such a CLI names what its ready screen shows.
+      const t0 = nowMs();
+      while (!profile.readyScreen.test(screenText(term)) && nowMs() - t0 < READY_CAP_MS && !exited) await sleep(100);
+      if (!profile.readyScreen.test(screenText(term))) throw new Error(`ready screen ${profile.readyScreen} never drawn`);
       readyAt = await waitQuiet(READY_QUIET_MS, READY_CAP_MS);
     }
     if (followPort) {
@@ -528,10 +539,12 @@ export async function runScenario(opts) {
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
           mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: call.type === 'stream_end' ? 'answer ended: dialog' : `tool call ${call.detail}` });
-          // `keys` answers a dialog that needs more than one key (a question, a multi-step form);
-          // the dialog holds until the last one.
-          for (const k of (action.keys ?? []).slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
-          const t = write(action.keys?.at(-1) ?? (action.do === 'approve' ? profile.keys.approve : profile.keys.deny), action.do);
+          // `keys` answers a dialog that needs more than one key (a question, a multi-step form),
+          // as does a profile's approve or deny given as a list (Kilo Code's Esc opens a "Reject
+          // permission" form that Enter confirms); the dialog holds until the last one.
+          const keys = action.keys ?? [].concat(action.do === 'approve' ? profile.keys.approve : profile.keys.deny);
+          for (const k of keys.slice(0, -1)) { write(k, `${action.do} step`); await humanPause(500, 900); }
+          const t = write(keys.at(-1), action.do);
           mark('working', t - KEY_SLACK_MS, { why: action.do });
           lastWasDeny = action.do === 'deny';
           break;

@@ -167,6 +167,21 @@ describe('capture lab mock encoders', () => {
     }
   });
 
+  it.each([
+    ['Continue CLI', ['Read', 'Write', 'List', 'Bash'], 'Bash'],
+    ['Cline CLI', ['read_files', 'search_codebase', 'run_commands', 'editor'], 'run_commands'],
+  ])('calls %s\'s own shell tool over chat completions, not the first tool it declares', async (_cli, names, shell) => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ text: 'ok', chunkMs: 0, tool: { command: 'touch f' } }]);
+      const tools = names.map((name) => ({ type: 'function', function: { name, parameters: {} } }));
+      const body = await (await fetch(`${mock.baseUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools }) })).text();
+      expect(body).toContain(`"function":{"name":"${shell}"`);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('calls another Claude tool with its input, the working folder and plan file filled from the request', async () => {
     const mock = await startMock();
     try {

@@ -42,6 +42,15 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(-1022, 6);
   });
 
+  it('lines the keys up as a whole when the output-based estimate is seconds off (a CLI silent for seconds after its start)', () => {
+    // The driver's estimate puts the keys 8 s before agentwrap recorded them: a pane's first byte
+    // came long before the CLI's. A lone terminal answer near the estimate does not count.
+    const text = cast([[1.2, 'i', '\x1b[1;1R'], [10.04, 'i', 'a'], [10.14, 'i', 'b'], [10.24, 'i', 'a'], [10.34, 'i', '\r'], [20.04, 'i', '\x1b']]);
+    const keys = [{ t: 2000, bytes: 'a' }, { t: 2100, bytes: 'b' }, { t: 2200, bytes: 'a' }, { t: 2300, bytes: '\r' }, { t: 12_000, bytes: '\x1b' }];
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(8040, 6);
+  });
+
   it('is undefined when no key was recorded (a recorder without --record-input)', () => {
     expect(keyClockOffsetMs(cast([[1, 'o', 'x']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
     expect(keyClockOffsetMs(cast([[5, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();

@@ -95,7 +95,7 @@ export function labelsToJsonl(labels) {
 }
 
 /** How far apart, at most, the output-based cast clock and the recorded keys are looked for (s). */
-const KEY_SEARCH_S = 10;
+const KEY_SEARCH_S = 30;
 /**
  * How far from the (possibly shifted) estimate one key alone is looked for (s). 1 s was too
  * tight: Claude Code 2.1.337's simple-120x40 (drift run, 2026-12-07, a loaded machine) was 1.03 s
@@ -113,7 +113,8 @@ const KEY_CONSENSUS = 2;
  * when none is found (a recorder without --record-input). When KEY_CONSENSUS or more keys agree
  * on a larger shift (up to KEY_SEARCH_S), that shift comes first: in a tmux pane the first output
  * the driver sees is not always the agent's first (Gemini CLI 0.61 with its hooks on, started
- * seconds late on a loaded machine, put every label 2.4-4.1 s late).
+ * seconds late on a loaded machine, put every label 2.4-4.1 s late; Kilo Code draws nothing for
+ * 6.7 s after its start, which put its keys 8 s from the estimate).
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');

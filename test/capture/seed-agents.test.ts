@@ -1,6 +1,6 @@
 // Offline checks of the lab's seeding for the agents added in issue 16 (pi, Qwen Code, Grok CLI,
-// Copilot CLI): each one is pointed at the mock and nowhere else, in the mode that asks before
-// a shell command.
+// Copilot CLI) and issue 35 (Kilo Code CLI, Continue CLI, Cline CLI): each one is pointed at the
+// mock and nowhere else, in the mode that asks before a shell command.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 describe('seeding of the issue-16 agents', () => {
-  it.each(['pi', 'qwen', 'grok', 'copilot'])('%s is pointed at the mock and at no other address', (agent) => {
+  it.each(['pi', 'qwen', 'grok', 'copilot', 'kilo', 'continue', 'cline'])('%s is pointed at the mock and at no other address', (agent) => {
     const s = seeded(agent);
     const urls = urlsOf(s);
     expect(urls.length).toBeGreaterThan(0);
@@ -98,6 +98,30 @@ describe('seeding of the issue-16 agents', () => {
     expect(s.env['COPILOT_OFFLINE']).toBe('true');
     const config = JSON.parse(readFileSync(join(s.home, '.copilot', 'config.json'), 'utf8'));
     expect(config.trusted_folders).toEqual([s.cwd]);
+  });
+
+  it('kilo asks before shell commands and edits, with the mock as its model', () => {
+    const cfg = JSON.parse(readFileSync(join(seeded('kilo').home, '.config', 'kilo', 'kilo.json'), 'utf8'));
+    expect(cfg).toMatchObject({ permission: { bash: 'ask', edit: 'ask' }, model: 'mock/mock-model', autoupdate: false });
+    expect(cfg.provider.mock.options.baseURL).toBe(`${BASE}/v1`);
+  });
+
+  it('continue reads a local config.yaml with the mock as its only model and skips its onboarding question', () => {
+    const s = seeded('continue');
+    const yaml = readFileSync(join(s.home, '.continue', 'config.yaml'), 'utf8');
+    expect(yaml).toContain(`apiBase: ${BASE}/v1`);
+    expect(yaml.match(/^\s+- name:/gm)).toHaveLength(1);
+    expect(readFileSync(join(s.home, '.continue', '.onboarding_complete'), 'utf8')).not.toBe('');
+  });
+
+  it('cline uses an OpenAI-compatible provider at the mock, runs without auto-approval and has seen its start-up notices', () => {
+    const s = seeded('cline');
+    const providers = JSON.parse(readFileSync(join(s.home, '.cline', 'data', 'settings', 'providers.json'), 'utf8'));
+    expect(providers.lastUsedProvider).toBe('openai-compatible');
+    expect(providers.providers['openai-compatible'].settings.baseUrl).toBe(`${BASE}/v1`);
+    expect(AGENTS['cline']?.args).toEqual(['--auto-approve', 'false']);
+    const notices = JSON.parse(readFileSync(join(s.home, '.cline', 'data', 'settings', 'cli-notices.json'), 'utf8'));
+    expect(Object.values(notices.shown)).toEqual([true, true]);
   });
 });
 

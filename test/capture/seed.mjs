@@ -248,6 +248,51 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       });
       break;
     }
+    // ---- Kilo Code CLI, Continue CLI, Cline CLI (issue 35 item 3) ----
+    case 'kilo': {
+      // Kilo Code CLI, an OpenCode fork: the same config shape in ~/.config/kilo/kilo.json.
+      const cfg = {
+        autoupdate: false,
+        share: 'disabled',
+        snapshot: false,
+        model: 'mock/mock-model',
+        small_model: 'mock/mock-model',
+        permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
+        provider: {
+          mock: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Mock',
+            options: { baseURL: `${baseUrl}/v1`, apiKey: 'dummy' },
+            models: { 'mock-model': { name: 'Mock Model', tool_call: true, limit: { context: 128000, output: 8192 } } },
+          },
+        },
+      };
+      write(join(home, '.config', 'kilo', 'kilo.json'), JSON.stringify(cfg, null, 2));
+      Object.assign(env, { KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_LSP_DOWNLOAD: 'true', KILO_TELEMETRY_LEVEL: 'off', KILO_DISABLE_SHARE: '1', KILO_DISABLE_SESSION_INGEST: '1' });
+      break;
+    }
+    case 'continue': {
+      // Continue CLI reads ~/.continue/config.yaml when there is no --config (configLoader.ts):
+      // an OpenAI-compatible model at the mock, so it needs no sign-in to Continue's hub.
+      // `.onboarding_complete` skips the first-run question for an Anthropic key.
+      const yaml = ['name: Capture lab', 'version: 1.0.0', 'schema: v1', 'models:', '  - name: Mock Model', '    provider: openai',
+        '    model: mock-model', `    apiBase: ${baseUrl}/v1`, '    apiKey: dummy', '    roles: [chat, edit, apply]', ''].join('\n');
+      write(join(home, '.continue', 'config.yaml'), yaml);
+      if (!firstRun) write(join(home, '.continue', '.onboarding_complete'), '2026-12-07T00:00:00.000Z');
+      Object.assign(env, { CONTINUE_METRICS_ENABLED: '0', CONTINUE_CLI_ENABLE_TELEMETRY: '0' });
+      break;
+    }
+    case 'cline': {
+      // Cline CLI's provider settings, as `cline auth -p openai -k KEY -m MODEL -b URL` writes
+      // them: an OpenAI-compatible provider at the mock, no Cline account.
+      const providers = { version: 1, lastUsedProvider: 'openai-compatible', modes: {}, providers: { 'openai-compatible': { settings: { provider: 'openai-compatible', apiKey: 'dummy', model: 'mock-model', baseUrl: `${baseUrl}/v1` }, updatedAt: '2026-12-07T00:00:00.000Z', tokenSource: 'manual' } } };
+      write(join(home, '.cline', 'data', 'settings', 'providers.json'), JSON.stringify(providers, null, 2));
+      // Its start-up notices ("Try ClinePass", "Introducing Cline Desktop": "Press Enter to open,
+      // any other key to close") marked shown, as after a user's first start; else the prompt's
+      // first key closes the notice and is lost.
+      if (!firstRun) write(join(home, '.cline', 'data', 'settings', 'cli-notices.json'), JSON.stringify({ shown: { 'cline-cli-cline-pass-intro': true, 'cline-cli-desktop-launch': true } }, null, 2));
+      break;
+    }
     default:
       throw new Error(`seed: unknown agent ${agent}`);
   }

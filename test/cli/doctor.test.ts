@@ -140,7 +140,7 @@ describe('agentwrap doctor', () => {
     const { lines } = doctor([], { PATH: emptyPath });
     const agentLine = lines.find((l) => l.startsWith('ok    agent: no agent CLI with a pack on PATH')) ?? '';
 
-    expect(agentLine).toMatch(/looked for .*claude, codex/);
+    expect(agentLine).toMatch(/looked for .*\bclaude\b.*\bcodex\b/);
     expect(agentLine).not.toMatch(/\b(agent\.js|demo-agent|demo)\b/);
   });
 

@@ -63,7 +63,7 @@ describe('packs lint', () => {
 
 describe('packs list', () => {
   it('counts as many verified packs of real agents as the README says, and names the demo agent\'s', async () => {
-    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
     const said = /the (\w+) verified packs of real agents/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
 
     const rows = (await run(['packs', 'list'])).stdout.split('\n').filter((line) => / bundled /.test(line));
