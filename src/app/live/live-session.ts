@@ -5,6 +5,7 @@
  *   process-source.ts   /proc evidence, sampled about once a second
  *   publisher.ts        the session record and the state-change announcements
  *   notifier.ts         --notify and --on-state on blocked and done
+ *   webhook.ts          notify_url: every transition POSTed, queued off the hot path
  *   tick-loop.ts        the one timer that drives the detector
  *   recording-tap.ts    --record
  *   control-handlers.ts what the control socket answers
@@ -41,6 +42,7 @@ import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
 import { startSignalsOut } from './signals-out.js';
 import { TickLoop } from './tick-loop.js';
+import { createWebhook, transitionsToWebhook } from './webhook.js';
 import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
 import { Reporter } from '../reporters/reporter.js';
@@ -67,6 +69,8 @@ export interface LiveSessionOptions {
   /** Desktop notifications (notify-send) on blocked and done; default: as `notify`. For the config file. */
   readonly desktopNotify?: boolean;
   readonly onStateCommand: string | undefined;
+  /** `notify_url`: the webhook every published transition is POSTed to (webhook.ts); none when undefined. */
+  readonly notifyUrl?: URL | undefined;
   /** Where warnings go; the caller decides when they can be shown without hurting the agent's screen. */
   readonly warn: (message: string) => void;
   /** Writes to the user's terminal (notifications); default process.stdout. */
@@ -116,7 +120,9 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detectorStartMs = clock.nowMs();
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
-  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
+  const webhook = options.notifyUrl === undefined ? undefined : createWebhook({ url: options.notifyUrl, warn });
+  const onTransition = webhook === undefined ? undefined : transitionsToWebhook(webhook);
+  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition });
   const detector = new DetectorSession({
     clock,
     screen,
@@ -215,7 +221,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       ? Promise.resolve(undefined)
       : startPublishing({ stateRoot: resolveStateRoot(options.env), key, env: options.env, clock, controlPath: options.controlPath, earlyControl: options.earlyControl, handlers, publisher, state: () => detector.state, warn });
 
-  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording, signalsOut });
+  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording, signalsOut, webhook });
   return { key, detector, closed };
 }
 

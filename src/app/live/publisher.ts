@@ -48,6 +48,8 @@ export interface PublisherOptions {
   readonly onStateChange?: ((event: StateChangeEvent, entry: TickLogEntry) => void) | undefined;
   /** Called for a published blocked or done (notifier.ts). */
   readonly notify: (state: AgentState, entry: TickLogEntry) => void;
+  /** Every change of the published state, with the record that published it (the webhook, webhook.ts). */
+  readonly onTransition?: ((event: StateChangeEvent, record: SessionRecord) => void) | undefined;
 }
 
 export class Publisher {
@@ -107,14 +109,16 @@ export class Publisher {
   }
 
   /** Writes the record for `state` (once the store is open); failures are the store's to report. */
-  publish(state: DetectorState): void {
-    if (this.store !== undefined) void this.store.publish(this.record(state));
+  publish(state: DetectorState): SessionRecord {
+    const record = this.record(state);
+    if (this.store !== undefined) void this.store.publish(record);
+    return record;
   }
 
   /** The detector's onChange: write the record, and announce a change of the published state. */
   onChange(state: DetectorState, entry: TickLogEntry): void {
     const to = state.session.state;
-    this.publish(state);
+    const record = this.publish(state);
     if (to === this.lastPublishedState) return;
     const { identity, clock } = this.options;
     const event: StateChangeEvent = {
@@ -131,6 +135,7 @@ export class Publisher {
     for (const emit of this.subscribers) emit(event);
     this.options.onStateChange?.(event, entry);
     if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
+    this.options.onTransition?.(event, record);
   }
 
   /** After a tick: the store's periodic refresh rides on the tick's wake-up, and a changed title alone is republished at most every TITLE_REPUBLISH_MIN_MS. */

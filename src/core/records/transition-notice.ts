@@ -1,0 +1,67 @@
+/**
+ * What the notification webhook (`notify_url`) POSTs for one published state transition: a
+ * small JSON object a person's phone, ntfy or Slack relay can show without knowing agentwrap.
+ * Every string is cut to a bound and cleaned of controls first, so one body is never more than
+ * WEBHOOK_BODY_MAX_BYTES whatever the agent drew.
+ */
+import { forTerminal, toJson } from '../text/sanitize.js';
+import type { AgentState } from '../types.js';
+
+/** The largest body agentwrap POSTs; the bounds below keep every body under it. */
+export const WEBHOOK_BODY_MAX_BYTES = 16 * 1024;
+const MAX_OPTIONS = 9;
+
+export interface TransitionNotice {
+  readonly agent: string;
+  /** The session's record key. */
+  readonly session: string;
+  readonly state: AgentState;
+  readonly previous: AgentState | null;
+  /** Why (the record's `reason`: `usage-limit`, `auth`…), when the deciding rule says. */
+  readonly reason?: string | undefined;
+  /** Unix ms when what holds the agent up lifts (a usage limit's reset), when the agent showed it. */
+  readonly untilMs?: number | undefined;
+  /** The question of the dialog a `blocked` agent shows, and its options, when known. */
+  readonly question?: string | undefined;
+  readonly options?: readonly string[] | undefined;
+  readonly host: string;
+  readonly cwd: string;
+  /** Unix ms of the transition. */
+  readonly timeMs: number;
+}
+
+/** At most `max` code points of `text`, on one line, without controls or escape sequences. */
+function clean(text: string, max: number): string {
+  return forTerminal([...text].slice(0, max).join(''));
+}
+
+function isoTime(ms: number): string | null {
+  return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : null;
+}
+
+/** The JSON body for one transition. Absent facts are `null`, so a receiver's template can test them. */
+export function transitionNoticeBody(notice: TransitionNotice): string {
+  const body = {
+    agent: clean(notice.agent, 64),
+    session: clean(notice.session, 160),
+    state: notice.state,
+    previous: notice.previous,
+    reason: notice.reason === undefined ? null : clean(notice.reason, 64),
+    until: notice.untilMs === undefined ? null : isoTime(notice.untilMs),
+    question: notice.question === undefined ? null : clean(notice.question, 1000),
+    options: notice.options === undefined ? null : notice.options.slice(0, MAX_OPTIONS).map((option) => clean(option, 100)),
+    host: clean(notice.host, 255),
+    cwd: clean(notice.cwd, 1000),
+    time: isoTime(notice.timeMs),
+    text: clean(summary(notice), 300),
+  };
+  return toJson(body);
+}
+
+/** One line a person reads on a lock screen: ntfy and Slack show `text` when nothing else is set up. */
+function summary(notice: TransitionNotice): string {
+  const why = notice.reason === undefined ? '' : ` (${notice.reason})`;
+  const what = notice.state === 'blocked' ? 'needs you' : `is ${notice.state}`;
+  const question = notice.state === 'blocked' && notice.question !== undefined ? `: ${notice.question}` : '';
+  return `${notice.agent} ${what}${why}${question}`;
+}
