@@ -42,7 +42,7 @@ import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
 import { startSignalsOut } from './signals-out.js';
 import { TickLoop } from './tick-loop.js';
-import { createWebhook, transitionsToWebhook } from './webhook.js';
+import { notifyUrlWebhook } from './webhook.js';
 import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
 import { Reporter } from '../reporters/reporter.js';
@@ -120,9 +120,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detectorStartMs = clock.nowMs();
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
-  const webhook = options.notifyUrl === undefined ? undefined : createWebhook({ url: options.notifyUrl, warn });
-  const onTransition = webhook === undefined ? undefined : transitionsToWebhook(webhook);
-  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition });
+  const webhook = options.notifyUrl === undefined ? undefined : notifyUrlWebhook(options.notifyUrl, warn);
+  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition: webhook?.onTransition });
   const detector = new DetectorSession({
     clock,
     screen,

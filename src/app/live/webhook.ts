@@ -36,7 +36,7 @@ export interface WebhookOptions {
 export interface Webhook {
   /** Queues one JSON body; never throws, never waits. */
   send(body: string): void;
-  /** Resolves once everything queued was delivered or given up, or after `maxWaitMs`, whichever is first. */
+  /** Resolves once everything queued was delivered or given up, or after `maxWaitMs` (then said once), whichever is first. */
   drain(maxWaitMs: number): Promise<void>;
   /** Bodies queued and not yet delivered or given up (the one in flight included). */
   pending(): number;
@@ -71,10 +71,12 @@ export function createWebhook(options: WebhookOptions): Webhook {
   let saidDropped = false;
   const idle = new Set<() => void>();
 
-  const warnOnce = (why: string): void => {
+  /** Why the last try failed, for the exit's warning. */
+  let lastFailure = '';
+  const warnOnce = (message: string): void => {
     if (inOutage) return;
     inOutage = true;
-    options.warn(`notify_url ${where}: a notification was not delivered (${why}); later ones are still tried`);
+    options.warn(`notify_url ${where}: ${message}`);
   };
 
   const deliver = async (body: string): Promise<void> => {
@@ -84,9 +86,10 @@ export function createWebhook(options: WebhookOptions): Webhook {
         inOutage = false;
         return;
       }
+      lastFailure = result.why;
       const delay = delays[attempt];
       if (result.kind === 'give-up' || delay === undefined) {
-        warnOnce(result.kind === 'retry' ? `${result.why}, ${attempt + 1} tries` : result.why);
+        warnOnce(`a notification was not delivered (${result.kind === 'retry' ? `${result.why}, ${attempt + 1} tries` : result.why}); later ones are still tried`);
         return;
       }
       await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
@@ -131,11 +134,12 @@ export function createWebhook(options: WebhookOptions): Webhook {
     drain(maxWaitMs) {
       if (!running && queue.length === 0) return Promise.resolve();
       return new Promise((resolve) => {
+        // Not unref'd: at exit this timer is what keeps the process alive for the last deliveries.
         const timer = setTimeout(done, maxWaitMs);
-        timer.unref();
         function done(): void {
           clearTimeout(timer);
           idle.delete(done);
+          if (queue.length > 0) warnOnce(`${queue.length} notification${queue.length === 1 ? ' was' : 's were'} not delivered before agentwrap exited (${lastFailure === '' ? 'no answer yet' : lastFailure})`);
           resolve();
         }
         idle.add(done);
@@ -157,8 +161,14 @@ export function transitionsToWebhook(webhook: Pick<Webhook, 'send'>, host: strin
         reason: record.reason,
         host,
         cwd: record.cwd,
-        timeMs: event.t,
+        time: new Date(event.t).toISOString(),
       }),
     );
   };
+}
+
+/** A live session's `notify_url`: what the publisher calls on each transition, and what shutdown waits on. */
+export function notifyUrlWebhook(url: URL, warn: (message: string) => void): { readonly onTransition: ReturnType<typeof transitionsToWebhook>; readonly drain: Webhook['drain'] } {
+  const webhook = createWebhook({ url, warn });
+  return { onTransition: transitionsToWebhook(webhook), drain: (maxWaitMs) => webhook.drain(maxWaitMs) };
 }

@@ -19,24 +19,20 @@ export interface TransitionNotice {
   readonly previous: AgentState | null;
   /** Why (the record's `reason`: `usage-limit`, `auth`…), when the deciding rule says. */
   readonly reason?: string | undefined;
-  /** Unix ms when what holds the agent up lifts (a usage limit's reset), when the agent showed it. */
-  readonly untilMs?: number | undefined;
+  /** When what holds the agent up lifts (a usage limit's reset), ISO 8601, when the agent showed it. */
+  readonly until?: string | undefined;
   /** The question of the dialog a `blocked` agent shows, and its options, when known. */
   readonly question?: string | undefined;
   readonly options?: readonly string[] | undefined;
   readonly host: string;
   readonly cwd: string;
-  /** Unix ms of the transition. */
-  readonly timeMs: number;
+  /** When the transition was published, ISO 8601 (core reads no clock: the caller formats it). */
+  readonly time: string;
 }
 
 /** At most `max` code points of `text`, on one line, without controls or escape sequences. */
 function clean(text: string, max: number): string {
   return forTerminal([...text].slice(0, max).join(''));
-}
-
-function isoTime(ms: number): string | null {
-  return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : null;
 }
 
 /** The JSON body for one transition. Absent facts are `null`, so a receiver's template can test them. */
@@ -47,12 +43,12 @@ export function transitionNoticeBody(notice: TransitionNotice): string {
     state: notice.state,
     previous: notice.previous,
     reason: notice.reason === undefined ? null : clean(notice.reason, 64),
-    until: notice.untilMs === undefined ? null : isoTime(notice.untilMs),
+    until: notice.until === undefined ? null : clean(notice.until, 40),
     question: notice.question === undefined ? null : clean(notice.question, 1000),
     options: notice.options === undefined ? null : notice.options.slice(0, MAX_OPTIONS).map((option) => clean(option, 100)),
     host: clean(notice.host, 255),
     cwd: clean(notice.cwd, 1000),
-    time: isoTime(notice.timeMs),
+    time: clean(notice.time, 40),
     text: clean(summary(notice), 300),
   };
   return toJson(body);
