@@ -95,7 +95,9 @@ export function failureAnswer(api, failure, { nowMs = Date.now(), resetInMs = DE
       if (api === 'gemini') return { status: 503, headers: json, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } };
       return { status: 503, headers: { ...json, 'retry-after': '1' }, body: { error: { message: 'The server is overloaded or not ready yet.', type: 'server_error', code: 'server_is_overloaded' } } };
     case 'auth':
-      if (api === 'anthropic') return { status: 401, headers: json, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
+      // x-should-retry: false, which Anthropic's clients obey: without it Claude Code 2.1.332 retries a
+      // 401 ten times over more than two minutes ("401 invalid x-api-key · retrying in 18s · attempt 6/10").
+      if (api === 'anthropic') return { status: 401, headers: { ...json, 'x-should-retry': 'false' }, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } };
       if (api === 'gemini') return { status: 401, headers: json, body: { error: { code: 401, message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.', status: 'UNAUTHENTICATED' } } };
       return { status: 401, headers: json, body: { error: { message: 'Incorrect API key provided: sk-mock. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' } } };
     case 'api-error':

@@ -362,7 +362,9 @@ function finisher(
 ): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
     const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
-    const reason = match?.reason;
+    // The agent's own report says what it does, not why: a strong rule for the same state that
+    // names a cause (a retry's "429 · retrying in 2s", a drawn usage limit) still says why.
+    const reason = match?.reason ?? (step === 'program-status' ? verdict?.matches.find((m) => m.reason !== undefined && m.state === raw && m.strength === 'strong')?.reason : undefined);
     const idleHold = raw === 'idle' && confidence === 'strong' ? match?.idleHoldMs : undefined;
     const outranked = liveClaims.filter((live) => live !== claim);
     if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });
