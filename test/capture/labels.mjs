@@ -101,14 +101,21 @@ export function labelsToJsonl(labels) {
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
-  const offsets = [];
-  for (const key of keyWrites) {
-    const at = (key.t - castStartWall) / 1000;
-    let best;
-    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
-    if (best !== undefined) offsets.push((best - at) * 1000);
-  }
-  if (offsets.length === 0) return undefined;
-  offsets.sort((x, y) => x - y);
-  return offsets[Math.floor(offsets.length / 2)];
+  const medianOffset = (keys, shiftS, windowS) => {
+    const offsets = [];
+    for (const key of keys) {
+      const at = (key.t - castStartWall) / 1000 + shiftS;
+      let best;
+      for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= windowS && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
+      if (best !== undefined) offsets.push((best - at + shiftS) * 1000);
+    }
+    if (offsets.length === 0) return undefined;
+    offsets.sort((x, y) => x - y);
+    return offsets[Math.floor(offsets.length / 2)];
+  };
+  // On a loaded machine the cast's first output can lag the driver's clock by more than the 1 s
+  // window (2.0 s in claude/habitat-tmux/fail-network-80x24): Enter, typed once per prompt and so
+  // never mistaken for another key, finds the rough offset first; every key then refines it.
+  const rough = medianOffset(keyWrites.filter((k) => k.bytes === '\r'), 0, 3);
+  return medianOffset(keyWrites, (rough ?? 0) / 1000, 1);
 }

@@ -36,6 +36,11 @@ export interface StateChangeEvent {
   readonly to: AgentState;
   readonly winner: string | null;
   readonly rule_id: string | null;
+  /**
+   * The cause the record names (`usage-limit`, `rate-limited`, `overloaded`, `auth`, `network`,
+   * `api-error`…), when one does. A change of cause alone is an event too, with `from` equal to `to`.
+   */
+  readonly reason?: string | null;
 }
 
 /**

@@ -61,6 +61,8 @@ export class Publisher {
   /** The last hour of transitions, bounded, for the dashboard's timelines (control `history`). */
   private readonly history: StateHistory;
   private lastPublishedState: AgentState | undefined;
+  /** The cause last announced with it: a change of cause alone is announced too. */
+  private lastPublishedReason: string | undefined;
   /** The title as last published: a new title alone must still reach the record. */
   private publishedTitle: string | undefined;
   private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
@@ -115,11 +117,17 @@ export class Publisher {
     return record;
   }
 
-  /** The detector's onChange: write the record, and announce a change of the published state. */
+  /**
+   * The detector's onChange: write the record, and announce a change of the published state or of
+   * its cause (`reason`) to subscribers and the webhook; notifications and the caller's hook hear
+   * of state changes only.
+   */
   onChange(state: DetectorState, entry: TickLogEntry): void {
     const to = state.session.state;
     const record = this.publish(state);
-    if (to === this.lastPublishedState) return;
+    const reason = record.reason;
+    if (to === this.lastPublishedState && reason === this.lastPublishedReason) return;
+    const isStateChange = to !== this.lastPublishedState;
     const { identity, clock } = this.options;
     const event: StateChangeEvent = {
       t: clock.wallMs(),
@@ -129,13 +137,16 @@ export class Publisher {
       to,
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
+      reason: reason ?? null,
     };
     this.lastPublishedState = to;
-    this.history.add({ t: event.t, to });
+    this.lastPublishedReason = reason;
     for (const emit of this.subscribers) emit(event);
+    this.options.onTransition?.(event, record);
+    if (!isStateChange) return;
+    this.history.add({ t: event.t, to });
     this.options.onStateChange?.(event, entry);
     if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
-    this.options.onTransition?.(event, record);
   }
 
   /** After a tick: the store's periodic refresh rides on the tick's wake-up, and a changed title alone is republished at most every TITLE_REPUBLISH_MIN_MS. */

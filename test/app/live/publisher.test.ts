@@ -50,6 +50,32 @@ describe('Publisher', () => {
     expect(notified).toEqual(['blocked', 'done']);
   });
 
+  it('announces a change of cause alone (same state, new reason) to subscribers and the webhook, not as a state change', () => {
+    const { p, events, notified } = publisher();
+    const heard: StateChangeEvent[] = [];
+    p.subscribe((event) => heard.push(event));
+    const withReason = (state: AgentState, reason?: string): DetectorState => {
+      const s = stateOf(state);
+      return { ...s, session: { ...s.session, ...(reason === undefined ? {} : { reason }) } };
+    };
+
+    p.onChange(withReason('working'), ENTRY);
+    p.onChange(withReason('working', 'rate-limited'), ENTRY);
+    p.onChange(withReason('working', 'rate-limited'), ENTRY);
+    p.onChange(withReason('working'), ENTRY);
+    p.onChange(withReason('done', 'usage-limit'), ENTRY);
+
+    expect(heard.map((e) => [e.from, e.to, e.reason])).toEqual([
+      [null, 'working', null],
+      ['working', 'working', 'rate-limited'],
+      ['working', 'working', null],
+      ['working', 'done', 'usage-limit'],
+    ]);
+    expect(events.map((e) => e.to)).toEqual(['working', 'done']);
+    expect(notified).toEqual(['done']);
+    expect(p.historySnapshot().transitions.map((t) => t.to)).toEqual(['working', 'done']);
+  });
+
   it('writes nothing before the store is open, then a record with wall-clock times and the control path', () => {
     const { p, written, store } = publisher();
 

@@ -1,0 +1,56 @@
+/**
+ * The causes of issue 33 on real recordings (recordings/<agent>/habitat-tmux/fail-*, made by the
+ * capture lab against its mock's failure modes, test/capture/failures.mjs): replayed through the
+ * bundled packs, each names the cause the person needs while the CLI shows it, with the state
+ * that says what to do (docs/errors.md).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadDefaultRegistry } from '../../../src/app/pack-registry.js';
+import { packForRecording, readRecordingFile } from '../../../src/app/recording/files.js';
+import { replayRecording } from '../../../src/app/recording/replay.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const registry = loadDefaultRegistry({});
+
+/** The published (state, reason) pairs over the recording, each once, in order. */
+async function causes(relativePath: string): Promise<string[]> {
+  const loaded = readRecordingFile(join(ROOT, relativePath));
+  const { pack } = packForRecording(registry, loaded, undefined);
+  const pairs: string[] = [];
+  await replayRecording(loaded.recording, {
+    pack,
+    keyInputAtS: loaded.driverInputAtS,
+    onTick: (_entry, { session }) => {
+      const { state, reason } = session.state.session;
+      const pair = `${state}${reason === undefined ? '' : ` ${reason}`}`;
+      if (pairs.at(-1) !== pair) pairs.push(pair);
+    },
+  });
+  return pairs;
+}
+
+const CASES: readonly (readonly [string, readonly string[]])[] = [
+  // Claude's first two retries say only "API error · retrying in 2s" (no cause yet); between them
+  // a request is in flight under a plain spinner; the turn then goes on and ends.
+  ['claude/habitat-tmux/fail-rate-limited-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'done']],
+  ['claude/habitat-tmux/fail-overloaded-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'done']],
+  // From the third try it names the cause: "Connection dropped (ECONNRESET) · retrying in 2s".
+  ['claude/habitat-tmux/fail-network-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'working network', 'working', 'done']],
+  ['claude/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['claude/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+];
+
+describe('failure causes on the recordings', () => {
+  it.each(CASES)('%s publishes %j', async (name, expected) => {
+    const file = `recordings/${name}.cast`;
+    expect(existsSync(join(ROOT, file))).toBe(true);
+    const pairs = await causes(file);
+    // The prompt's turn: from the last working before the first done, to that done (the start-up and the exit are no cause).
+    const end = pairs.findIndex((p) => p.startsWith('done'));
+    const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
+    expect(pairs.slice(start, end + 1)).toEqual(expected);
+  });
+});
