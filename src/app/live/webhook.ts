@@ -149,16 +149,31 @@ export function createWebhook(options: WebhookOptions): Webhook {
   };
 }
 
-/** The publisher's onTransition for `notify_url`: each published transition, with its record's facts, queued for the webhook. */
-export function transitionsToWebhook(webhook: Pick<Webhook, 'send'>, host: string = hostname()): (event: StateChangeEvent, record: SessionRecord) => void {
-  return (event, record) => {
+/** A cause said once for the account (cause-notices.ts): which, and whether it appeared or lifted. */
+export interface AccountCause {
+  readonly cause: string;
+  readonly lifted: boolean;
+}
+
+/**
+ * The publisher's onTransition for `notify_url`: each change of this session's state, with its
+ * record's facts, queued for the webhook. A change of cause alone (`from` = `to`) is not sent
+ * here: a cause is said once per account, by cause-notices.ts, through `accountCause`.
+ */
+export function transitionsToWebhook(
+  webhook: Pick<Webhook, 'send'>,
+  host: string = hostname(),
+): (event: StateChangeEvent, record: SessionRecord, accountCause?: AccountCause) => void {
+  return (event, record, accountCause) => {
+    if (accountCause === undefined && event.from === event.to) return;
     webhook.send(
       transitionNoticeBody({
+        event: accountCause === undefined ? 'transition' : accountCause.lifted ? 'cause-lifted' : 'cause',
         agent: event.agent,
         session: event.session,
         state: event.to,
         previous: event.from,
-        reason: record.reason,
+        reason: accountCause?.cause ?? record.reason,
         host,
         cwd: record.cwd,
         time: new Date(event.t).toISOString(),

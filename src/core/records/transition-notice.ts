@@ -12,6 +12,11 @@ export const WEBHOOK_BODY_MAX_BYTES = 16 * 1024;
 const MAX_OPTIONS = 9;
 
 export interface TransitionNotice {
+  /**
+   * `transition`: this session's state changed. `cause` / `cause-lifted`: a cause that holds up
+   * every session of the agent's account appeared or lifted, said once for all of them.
+   */
+  readonly event?: 'transition' | 'cause' | 'cause-lifted' | undefined;
   readonly agent: string;
   /** The session's record key. */
   readonly session: string;
@@ -38,6 +43,7 @@ function clean(text: string, max: number): string {
 /** The JSON body for one transition. Absent facts are `null`, so a receiver's template can test them. */
 export function transitionNoticeBody(notice: TransitionNotice): string {
   const body = {
+    event: notice.event ?? 'transition',
     agent: clean(notice.agent, 64),
     session: clean(notice.session, 160),
     state: notice.state,
@@ -56,6 +62,8 @@ export function transitionNoticeBody(notice: TransitionNotice): string {
 
 /** One line a person reads on a lock screen: ntfy and Slack show `text` when nothing else is set up. */
 function summary(notice: TransitionNotice): string {
+  if (notice.event === 'cause') return `${notice.agent}: ${notice.reason ?? 'a failure'}${notice.until === undefined ? '' : ` until ${notice.until}`}, for every session`;
+  if (notice.event === 'cause-lifted') return `${notice.agent}: ${notice.reason ?? 'the failure'} is over`;
   const why = notice.reason === undefined ? '' : ` (${notice.reason})`;
   const what = notice.state === 'blocked' ? 'needs you' : `is ${notice.state}`;
   const question = notice.state === 'blocked' && notice.question !== undefined ? `: ${notice.question}` : '';

@@ -78,6 +78,7 @@ describe('the notify_url webhook', () => {
     const bodies = received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
     expect(bodies.map((b) => [b['previous'], b['state']])).toEqual([[null, 'working'], ['working', 'blocked'], ['blocked', 'done']]);
     expect(bodies[1]).toEqual({
+      event: 'transition',
       agent: 'claude',
       session: 'claude-1',
       state: 'blocked',
