@@ -11,6 +11,7 @@ import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../co
 import type { DetectorState } from '../../core/detector/tick.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import { StateHistory, type StateHistorySnapshot } from '../../core/records/state-history.js';
+import { parseResetTime } from '../../core/records/reset-time.js';
 import type { AgentState } from '../../core/types.js';
 import type { StateChangeEvent } from '../control/socket.js';
 import type { Reporter } from '../reporters/reporter.js';
@@ -41,7 +42,7 @@ export interface SessionIdentity {
 export interface PublisherOptions {
   readonly identity: SessionIdentity;
   readonly clock: Clock;
-  readonly screen: Pick<ScreenMirror, 'evidence'>;
+  readonly screen: Pick<ScreenMirror, 'evidence' | 'view'>;
   readonly reporter: Pick<Reporter, 'identity' | 'metadata'>;
   /** The pid to publish: the agent's once known, else the pty's own child. */
   readonly pid: () => number;
@@ -96,7 +97,7 @@ export class Publisher {
       stuck: s.stuck,
       winner: s.winner,
       ruleId: s.ruleId ?? null,
-      ...(s.reason === undefined ? {} : { reason: s.reason }),
+      ...(s.reason === undefined ? {} : { reason: s.reason, untilMs: this.until(s.reason) }),
       ...(title === undefined ? {} : { title }),
       ...(agentVersion === undefined ? {} : { agentVersion }),
       ...(reported.model === undefined ? {} : { model: reported.model, modelSource: 'report' as const }),
@@ -108,6 +109,16 @@ export class Publisher {
         ? { disagreement: { reported: d.reported, screen: d.screen, rule_id: d.ruleId ?? null, since: toWallMs(d.sinceMs) } }
         : {}),
     });
+  }
+
+  /**
+   * When a limit lifts, read from the screen while the cause is a limit: the agent's own words
+   * ("try again at 9:05 PM"), in the user's local time zone. Undefined when it shows none.
+   */
+  private until(reason: string): number | undefined {
+    if (reason !== 'usage-limit' && reason !== 'rate-limited') return undefined;
+    const nowMs = this.options.clock.wallMs();
+    return parseResetTime(this.options.screen.view().rows.join('\n'), nowMs, -new Date(nowMs).getTimezoneOffset());
   }
 
   /** Writes the record for `state` (once the store is open); failures are the store's to report. */

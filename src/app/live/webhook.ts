@@ -174,6 +174,7 @@ export function transitionsToWebhook(
         state: event.to,
         previous: event.from,
         reason: accountCause?.cause ?? record.reason,
+        until: record.until === undefined || accountCause?.lifted === true ? undefined : new Date(record.until).toISOString(),
         host,
         cwd: record.cwd,
         time: new Date(event.t).toISOString(),

@@ -22,6 +22,8 @@ export interface DashboardRow {
   readonly stuck: boolean;
   /** The cause the record names (`usage-limit`, `auth`…), sanitized; undefined when none. */
   readonly reason?: string | undefined;
+  /** Unix ms when the cause lifts, where the agent showed it. */
+  readonly until?: number | undefined;
   /** Sanitized already (records are written by other programs). */
   readonly title: string;
   readonly cwd: string;

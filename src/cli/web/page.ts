@@ -119,7 +119,7 @@ const SCRIPT = `
       var st = cell(tr, 'state-cell');
       var pill = document.createElement('span'); pill.className = 'state s-' + (s.state || 'other'); pill.textContent = s.state || '-'; st.appendChild(pill);
       if (s.record.stuck) { var k = document.createElement('span'); k.className = 'stuck'; k.textContent = 'stuck'; st.appendChild(k); }
-      if (s.agentwrap && s.record.reason) { var c = document.createElement('span'); c.className = 'cause'; c.textContent = s.record.reason; st.appendChild(c); }
+      if (s.agentwrap && s.record.reason) { var c = document.createElement('span'); c.className = 'cause'; c.textContent = s.record.reason + (s.record.until ? ' until ' + new Date(s.record.until).toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'}) : ''); st.appendChild(c); }
       cell(tr, 'age', s.agentwrap ? age(Date.now() + clockOffset - s.record.state_since) : '-').setAttribute('data-since', s.agentwrap ? s.record.state_since : '');
       cell(tr, 'agent', s.record.source_cli);
       cell(tr, 'key', s.key);

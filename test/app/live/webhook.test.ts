@@ -51,7 +51,7 @@ function publisherWith(onTransition: ConstructorParameters<typeof Publisher>[0][
   return new Publisher({
     identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_000, detectorStartMs: 0, agentVersion: undefined },
     clock: manualClock(0, 1_700_000_000_000),
-    screen: { evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
+    screen: { view: () => ({ rows: [], cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 0 }), evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
     reporter: { identity: () => ({ agentVersion: undefined, model: undefined, agentSessionId: undefined }), metadata: () => ({}) } as never,
     pid: () => 42,
     notify: () => undefined,

@@ -50,7 +50,7 @@ function toRow(session: HostedSession): DashboardRow {
     agent: sanitizeTitle(session.record.source_cli, 64),
     cwd: sanitizeTitle(session.record.cwd ?? '', 512),
   };
-  if (session.kind !== 'agentwrap') return { ...common, state: undefined, stateSinceMs: undefined, stuck: false, reason: undefined, title: '', control: undefined, tmux: undefined };
+  if (session.kind !== 'agentwrap') return { ...common, state: undefined, stateSinceMs: undefined, stuck: false, reason: undefined, until: undefined, title: '', control: undefined, tmux: undefined };
   const { record } = session;
   return {
     ...common,
@@ -58,6 +58,7 @@ function toRow(session: HostedSession): DashboardRow {
     stateSinceMs: record.state_since,
     stuck: record.stuck,
     reason: record.reason === undefined ? undefined : sanitizeTitle(record.reason, 64),
+    until: record.until,
     title: record.title ?? '',
     control: record.control === '' ? undefined : record.control,
     tmux: record.tmux,
@@ -110,7 +111,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     lastEvents.set(event.session, event);
     // Applied at once; the next re-read of the record agrees (or brings the title with it).
     const reason = typeof event.reason === 'string' ? sanitizeTitle(event.reason, 64) : undefined;
-    const moved = (row: DashboardRow): DashboardRow => ({ ...row, state: event.to, stateSinceMs: event.from === event.to ? row.stateSinceMs : event.t, stuck: false, reason });
+    const moved = (row: DashboardRow): DashboardRow => ({ ...row, state: event.to, stateSinceMs: event.from === event.to ? row.stateSinceMs : event.t, stuck: false, reason, until: reason === undefined ? undefined : row.until });
     const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? moved(row) : row));
     setState(withRows(state, rows, state.hosts));
     traceTransition(traceFile, event);
