@@ -41,6 +41,8 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['claude/habitat-tmux/fail-network-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'working network', 'working', 'done']],
   ['claude/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   ['claude/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // "⎿  Invalid API key · Fix external API key" under the prompt: the person must log in.
+  ['claude/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
 ];
 
 describe('failure causes on the recordings', () => {
@@ -48,8 +50,8 @@ describe('failure causes on the recordings', () => {
     const file = `recordings/${name}.cast`;
     expect(existsSync(join(ROOT, file))).toBe(true);
     const pairs = await causes(file);
-    // The prompt's turn: from the last working before the first done, to that done (the start-up and the exit are no cause).
-    const end = pairs.findIndex((p) => p.startsWith('done'));
+    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause).
+    const end = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
     const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
     expect(pairs.slice(start, end + 1)).toEqual(expected);
   });
