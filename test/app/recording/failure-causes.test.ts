@@ -43,6 +43,14 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['claude/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // "⎿  Invalid API key · Fix external API key" under the prompt: the person must log in.
   ['claude/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // Codex names a retried 429 and 401 under its status row from the first try; a 503 and a reset
+  // connection it retries under a plain "Working" row, so there is no cause to read.
+  ['codex/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'done']],
+  ['codex/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['codex/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['codex/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['codex/habitat-tmux/fail-auth-80x24', ['working', 'working auth', 'blocked auth']],
+  ['codex/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
