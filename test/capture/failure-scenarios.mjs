@@ -2,7 +2,8 @@
 // failures.mjs, each written so its labels follow from what the mock did and what the person must
 // do (docs/capture.md, "Failure scenarios"):
 //
-//   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done)
+//   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
+//                     Gemini asks "Keep trying / Stop": blocked
 //   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
 //   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
@@ -13,15 +14,18 @@ const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
 const PROMPTS = ['what does app.js do?', 'describe app.js', 'summarize the notes'];
 
-/** A turn the mock refuses on every request (`sticky`): it ends on the refusal, in `state`. */
-function refusedTurn(failure, state) {
+/**
+ * A turn the mock refuses on every request (`sticky`): it ends on the refusal, in `state` (a
+ * function of the agent where CLIs differ).
+ */
+function refusedTurn(failure, stateOf) {
   return {
-    vary: (rng) => ({
+    vary: (rng, agent) => ({
       script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true }],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, PROMPTS) },
-        { do: 'turn_end', state, capMs: 90_000 },
+        { do: 'turn_end', state: typeof stateOf === 'function' ? stateOf(agent) : stateOf, capMs: 90_000 },
         { do: 'idle', ms: 4000 },
       ],
     }),
@@ -47,7 +51,9 @@ function retriedTurn(failure, times) {
 }
 
 export const FAILURE_SCENARIOS = {
-  'fail-usage-limit': refusedTurn('usage-limit', 'idle'),
+  // Gemini CLI 0.61.0 answers a used-up quota with a dialog ("Usage limit reached for all Pro
+  // models … ● 1. Keep trying  2. Stop"): the person must choose, so it ends blocked.
+  'fail-usage-limit': refusedTurn('usage-limit', (agent) => (agent === 'gemini' || agent === 'qwen' ? 'blocked' : 'idle')),
   'fail-rate-limited': retriedTurn('rate-limited', 2),
   'fail-overloaded': retriedTurn('overloaded', 2),
   'fail-auth': refusedTurn('auth', 'blocked'),

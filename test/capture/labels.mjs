@@ -114,8 +114,9 @@ export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
     return offsets[Math.floor(offsets.length / 2)];
   };
   // On a loaded machine the cast's first output can lag the driver's clock by more than the 1 s
-  // window (2.0 s in claude/habitat-tmux/fail-network-80x24): Enter, typed once per prompt and so
-  // never mistaken for another key, finds the rough offset first; every key then refines it.
-  const rough = medianOffset(keyWrites.filter((k) => k.bytes === '\r'), 0, 3);
+  // window (2.0 s in claude/habitat-tmux/fail-network-80x24, 3.7 s in gemini/habitat-tmux/
+  // fail-rate-limited-80x24): Enter, typed once per prompt and so seldom mistaken for another key,
+  // finds the rough offset first, within 6 s; every key then refines it within 1 s.
+  const rough = medianOffset(keyWrites.filter((k) => k.bytes === '\r'), 0, 6);
   return medianOffset(keyWrites, (rough ?? 0) / 1000, 1);
 }

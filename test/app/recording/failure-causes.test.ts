@@ -51,6 +51,13 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['codex/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   ['codex/habitat-tmux/fail-auth-80x24', ['working', 'working auth', 'blocked auth']],
   ['codex/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Gemini retries 429s, 503s and resets silently under "Thinking..." (for up to 45 s): no cause to
+  // read. A used-up quota is its "Usage limit reached … Keep trying / Stop" dialog.
+  ['gemini/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-usage-limit-80x24', ['working', 'blocked usage-limit']],
+  ['gemini/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
 ];
 
 describe('failure causes on the recordings', () => {
