@@ -58,6 +58,7 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['gemini/habitat-tmux/fail-network-80x24', ['working', 'done']],
   ['gemini/habitat-tmux/fail-usage-limit-80x24', ['working', 'blocked usage-limit']],
   ['gemini/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['gemini/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
