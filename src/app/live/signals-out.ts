@@ -87,6 +87,8 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   };
 
   const unsubscribe = options.subscribe((event) => {
+    // A change of cause alone (from = to) changes nothing tmux or the terminal are told.
+    if (event.from === event.to) return;
     current = { state: event.to, sinceMs: event.t };
     pane?.set(event.to, options.sourceCli, event.t);
     tellTerminal(event.to);

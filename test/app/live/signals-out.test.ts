@@ -37,8 +37,8 @@ function harness(overrides: { bits?: number; env?: NodeJS.ProcessEnv; tmux?: Sig
     signals,
     written,
     warnings,
-    publish(to: AgentState, t = 1_800_000_000_000) {
-      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from: null, to, winner: null, rule_id: null });
+    publish(to: AgentState, t = 1_800_000_000_000, from: AgentState | null = null, reason: string | null = null) {
+      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from, to, winner: null, rule_id: null, reason });
     },
     setBits(next: number) {
       bits = next;
@@ -128,6 +128,19 @@ describe('signals out to the tmux pane', () => {
       '-S /tmp/tmux-1/default set-option -p -u -t %7 @agent_state ; set-option -p -u -t %7 @agent_name ; set-option -p -u -t %7 @agent_since',
     ]);
     expect(h.written).toEqual([]);
+  });
+
+  it('leaves the pane alone on a change of cause alone: the state and its age stay', async () => {
+    const tmux = fakeTmux('exit 0');
+    const h = harness({ env: tmux.env, tmux: { socket: '/s', pane: '%2' } });
+    h.publish('working', 1_800_000_000_000);
+    await waitFor(() => tmux.log().length === 1);
+    h.publish('working', 1_800_000_009_000, 'working', 'rate-limited');
+    await h.signals.close();
+    expect(tmux.log().map((line) => (line.includes(' -u ') ? 'unset' : line.split(' ').slice(7).join(' ')))).toEqual([
+      'working ; set-option -p -t %2 @agent_name gemini ; set-option -p -t %2 @agent_since 1800000000 ',
+      'unset',
+    ]);
   });
 
   it('runs a change that came while a call ran once that call is done', async () => {
