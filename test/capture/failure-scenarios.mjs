@@ -53,7 +53,9 @@ function retriedTurn(failure, times) {
 export const FAILURE_SCENARIOS = {
   // Gemini CLI 0.61.0 answers a used-up quota with a dialog ("Usage limit reached for all Pro
   // models … ● 1. Keep trying  2. Stop"): the person must choose, so it ends blocked.
-  'fail-usage-limit': refusedTurn('usage-limit', (agent) => (agent === 'gemini' || agent === 'qwen' ? 'blocked' : 'idle')),
+  // Qwen Code 0.24.4 retries chat's insufficient_quota for more than 80 s under its spinner, longer
+  // than the driver's 8 s retry wait: its recording would be labelled done while it still works.
+  'fail-usage-limit': refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle')),
   'fail-rate-limited': retriedTurn('rate-limited', 2),
   'fail-overloaded': retriedTurn('overloaded', 2),
   'fail-auth': refusedTurn('auth', 'blocked'),

@@ -59,6 +59,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['gemini/habitat-tmux/fail-usage-limit-80x24', ['working', 'blocked usage-limit']],
   ['gemini/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['gemini/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Qwen Code: "✕ [API Error: 401 Incorrect API key provided: …] (Press Ctrl+Y to retry)".
+  ['qwen/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['qwen/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
