@@ -226,6 +226,8 @@ function settingsTable(settings: LaunchSettings, state: Setting<string>): Doctor
   return {
     notify: shown(settings.notify.value, settings.notify.source),
     on_state: shown(settings.onState.value ?? null, settings.onState.source),
+    // Its origin only: the path or query of a webhook URL is often its secret (Slack, ntfy).
+    notify_url: shown(settings.notifyUrl.value === undefined ? null : `${new URL(settings.notifyUrl.value).origin}/…`, settings.notifyUrl.source),
     record_dir: shown(record.kind === 'dir' ? record.dir : null, settings.record.source),
     record_keep: shown(record.kind === 'dir' ? record.keep : null, settings.record.source),
     state_dir: shown(state.value, state.source),

@@ -100,6 +100,7 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
             // Between two of the agent's output chunks, never inside an escape sequence of it.
             writeTerminal: (data) => launched.writeTerminal(data),
             onStateCommand: request.flags.onState,
+            notifyUrl: settings.notifyUrl.value === undefined ? undefined : new URL(settings.notifyUrl.value),
             isPublishing: refused === undefined,
             controlPath,
             earlyControl,

@@ -587,7 +587,7 @@ export async function runScenario(opts) {
               mark('idle', idle.t, { settle: 'quiet', why: `agent idle (${idle.type})` });
               break;
             }
-            mark('idle', end.t, { settle: 'quiet', why: 'final stream ended' });
+            mark(action.state ?? 'idle', end.t, { settle: 'quiet', why: end.error ? `final error ${end.error}` : 'final stream ended' });
             break;
           }
           await waitQuiet(800, 5000);

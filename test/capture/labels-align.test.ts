@@ -51,9 +51,17 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(8040, 6);
   });
 
+  it('finds an offset past the 1 s window through Enter first (a loaded machine: 2.04 s in claude/habitat-tmux/fail-network-80x24)', () => {
+    // Keys written at 5.0 (a), 5.1 (b), 5.2 (a), 5.4 (Enter) s of the driver's clock; recorded 2.04 s earlier.
+    const text = cast([[2.96, 'i', 'a'], [3.06, 'i', 'b'], [3.16, 'i', 'a'], [3.36, 'i', '\r']]);
+    const keys = [{ t: 5000, bytes: 'a' }, { t: 5100, bytes: 'b' }, { t: 5200, bytes: 'a' }, { t: 5400, bytes: '\r' }];
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(-2040, 6);
+  });
+
   it('is undefined when no key was recorded (a recorder without --record-input)', () => {
     expect(keyClockOffsetMs(cast([[1, 'o', 'x']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
-    expect(keyClockOffsetMs(cast([[5, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
+    expect(keyClockOffsetMs(cast([[8, 'i', '\r']]), [{ t: 1000, bytes: '\r' }], 0)).toBeUndefined();
   });
 });
 

@@ -7,12 +7,15 @@ export interface MockStep {
   tool?: { command?: string; description?: string; name?: string; namespace?: string; input?: Record<string, unknown>; escalate?: boolean; workdir?: string };
   thread?: 'main' | 'sub';
   error?: { status: number; type: string; message: string };
+  /** A cause of failures.mjs, answered in the request's own dialect. */
+  failure?: 'usage-limit' | 'rate-limited' | 'overloaded' | 'auth' | 'network' | 'api-error';
+  failureOptions?: { resetInMs?: number; retryAfterS?: number };
   retryable?: boolean;
   sticky?: boolean;
 }
 export type SseEvent = [string | null, unknown];
 export interface Encoded { events: SseEvent[]; textDeltas: Set<SseEvent> }
-export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean; error?: number; retryable?: boolean; thread?: 'sub' }
+export interface MockEvent { t: number; type: string; api?: string; kind?: string; step?: number; detail?: string; tool?: boolean; error?: number | 'network'; retryable?: boolean; thread?: 'sub' }
 export function anthropicEvents(step: MockStep, opts?: { model?: string; msgId?: string; toolId?: string; chunkChars?: number }): Encoded;
 export function responsesEvents(step: MockStep, opts?: { respId?: string; callId?: string; chunkChars?: number; shellTool?: unknown }): Encoded;
 export function chatEvents(step: MockStep, opts?: { id?: string; model?: string; callId?: string; chunkChars?: number; toolName?: string }): Encoded;

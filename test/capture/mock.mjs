@@ -28,8 +28,12 @@
 // HTTP error instead of a stream (`error_sent` and a `stream_end` carrying `error` and
 // `retryable`, so the driver knows a retried error does not end the turn). A `sticky` step is
 // never used up: every later main request gets it too.
+// A step { think?, failure: 'usage-limit' | 'rate-limited' | 'overloaded' | 'auth' | 'network' |
+// 'api-error', failureOptions?, retryable?, sticky? } answers with that failure in the request's own
+// dialect (failures.mjs); `network` answers nothing and resets the connection.
 import { createServer } from 'node:http';
 import { EventEmitter } from 'node:events';
+import { failureAnswer } from './failures.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -264,6 +268,17 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
 
   async function sendError(res, api, step, stepNo) {
     if (step.think) await sleep(step.think);
+    if (step.failure) {
+      const answer = failureAnswer(api, step.failure, { nowMs: Date.now(), ...step.failureOptions });
+      if (answer.drop) res.socket?.destroy();
+      else {
+        res.writeHead(answer.status, answer.headers);
+        res.end(JSON.stringify(answer.body));
+      }
+      emit({ type: 'error_sent', api, kind: 'main', step: stepNo, detail: `${step.failure} ${answer.drop ? 'connection reset' : answer.status}` });
+      emit({ type: 'stream_end', api, kind: 'main', step: stepNo, tool: false, error: answer.drop ? 'network' : answer.status, retryable: Boolean(step.retryable) });
+      return;
+    }
     const body = JSON.stringify(errorBody(api, step.error));
     res.writeHead(step.error.status, { 'content-type': 'application/json', ...(step.retryable ? { 'retry-after': '1' } : {}) });
     res.end(body);
@@ -301,7 +316,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         emit({ type: 'request', api: 'anthropic', kind: isMain ? 'main' : 'side', detail: `model=${body.model} stream=${body.stream} max_tokens=${body.max_tokens}` });
         if (!isMain) return answerAnthropicSide(res, body);
         const { step, stepNo } = nextStep('anthropic');
-        if (step.error) return await sendError(res, 'anthropic', step, stepNo);
+        if (step.error || step.failure) return await sendError(res, 'anthropic', step, stepNo);
         const bash = tools.find((t) => t.name === 'Bash') ? 'Bash' : tools[0]?.name;
         const context = `${flatten(body.system)} ${flatten(body.messages)}`;
         const vars = {
@@ -336,7 +351,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         // scripting one of Codex's own tools (request_user_input, multi_agent_v1…) has to match.
         if (!loggedResponsesTools) { loggedResponsesTools = true; log(`[mock] responses tools ${JSON.stringify(tools)}`); }
         const { step: scripted, stepNo } = nextStep('responses', thread);
-        if (scripted.error) return await sendError(res, 'responses', scripted, stepNo);
+        if (scripted.error || scripted.failure) return await sendError(res, 'responses', scripted, stepNo);
         // The id spawn_agent returned (its result, a JSON string inside the JSON body), for wait_agent.
         const agentId = [...raw.matchAll(/\\"agent_id\\":\\"([\w-]+)\\"/g)].at(-1)?.[1];
         const step = scripted.tool?.input ? { ...scripted, tool: { ...scripted.tool, input: fillVars(scripted.tool.input, { agentId }) } } : scripted;
@@ -362,7 +377,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         // The declared tools of the first main request, by name, in run.log (as for Responses).
         if (!loggedChatTools) { loggedChatTools = true; log(`[mock] chat tools ${tools.map((t) => t.function?.name).join(',')}`); }
         const { step, stepNo } = nextStep('chat');
-        if (step.error) return await sendError(res, 'chat', step, stepNo);
+        if (step.error || step.failure) return await sendError(res, 'chat', step, stepNo);
         // Continue CLI's shell tool is `Bash`, Cline's `run_commands`.
         const toolName = ['bash', 'shell', 'run_shell_command', 'Bash', 'run_commands'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
         const enc = chatEvents(step, { id: `c${counter}`, model: body.model, callId: `call_${counter}`, chunkChars: step.chunkChars, toolName });
@@ -374,7 +389,7 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         const isMain = decls.length > 0;
         emit({ type: 'request', api: 'gemini', kind: isMain ? 'main' : 'side', detail: path.split('/').pop() });
         const { step, stepNo } = isMain ? nextStep('gemini') : { step: { text: 'ok' }, stepNo: -1 };
-        if (step.error) return await sendError(res, 'gemini', step, stepNo);
+        if (step.error || step.failure) return await sendError(res, 'gemini', step, stepNo);
         const toolName = decls.some((d) => d.name === 'run_shell_command') ? 'run_shell_command' : decls[0]?.name;
         const enc = geminiEvents(step, { chunkChars: step.chunkChars, toolName });
         if (!isMain) {

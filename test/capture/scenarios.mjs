@@ -8,8 +8,10 @@
 //   { do: 'approve' }              wait for the next tool call from the mock, pause like a human,
 //                                  press the agent's approve key (blocked -> working)
 //   { do: 'deny' }                 same, with the deny key
-//   { do: 'turn_end' }             wait until the turn is over (final stream ended, or nothing
-//                                  more requested after a deny), then let the CLI settle
+//   { do: 'turn_end', state? }     wait until the turn is over (final stream ended, or nothing
+//                                  more requested after a deny), then let the CLI settle; the
+//                                  turn ends `idle` unless `state` says otherwise (a refused
+//                                  login ends `blocked`: the person must log in)
 //   { do: 'resize', cols, rows, afterFirstByteMs }  resize while the current turn streams
 //   { do: 'idle', ms }             do nothing (idle)
 //   { do: 'startup' }              answer the first-run dialogs (agents.mjs `startup`)
@@ -22,6 +24,8 @@
 // A scenario's `seed` is handed to seed.mjs (`allowShell`, `defaultMode`, `bare`, `codexSandbox`,
 // `openCodePlanMode`); `agents` lists the CLIs it is written for (default: all). `vary(rng, agent)`
 // may script each CLI's own tools.
+
+import { FAILURE_SCENARIOS } from './failure-scenarios.mjs';
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -561,6 +565,8 @@ Object.assign(SCENARIOS, {
     }),
   },
 });
+
+Object.assign(SCENARIOS, FAILURE_SCENARIOS);
 
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
 export const DEFAULT_SIZES = [[80, 24], [120, 40]];

@@ -130,7 +130,7 @@ describe('agentwrap doctor', () => {
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
     expect(report.checks.find((c) => c.topic === 'config')?.status).toBe('fail');
-    expect(Object.keys(report.settings)).toEqual(['notify', 'on_state', 'record_dir', 'record_keep', 'state_dir']);
+    expect(Object.keys(report.settings)).toEqual(['notify', 'on_state', 'notify_url', 'record_dir', 'record_keep', 'state_dir']);
   });
 
   it('looks for agent CLIs only: never the bundled demo agent, which agentwrap demo runs', () => {

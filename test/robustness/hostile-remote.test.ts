@@ -62,7 +62,7 @@ describe('a remote events stream with one endless line', () => {
     const run = await runCliBounded(['events', '--host', 'box'], { env, stopWhenStdout: /"to":"idle"/ });
 
     expect(boundsOf(run)).toEqual({ killedFor: undefined, withinMemory: true, rawControl: false });
-    expect(run.stdout).toBe(`${event.slice(0, -1)},"host":"box"}\n`);
+    expect(run.stdout).toBe(`${event.slice(0, -1)},"reason":null,"host":"box"}\n`);
     expect(run.stderr).toBe(`agentwrap: box: a line longer than ${EVENT_LINE_CAP_CHARS} characters was dropped (not an event)\n`);
   });
 });

@@ -36,8 +36,12 @@ export interface StateChangeEvent {
   readonly to: AgentState;
   readonly winner: string | null;
   readonly rule_id: string | null;
-  /** The record's `reason` at the change (a rule's, or a blocked report's kind); absent when none. */
-  readonly reason?: string;
+  /**
+   * The record's `reason` at the change: the cause it names (`usage-limit`, `rate-limited`,
+   * `overloaded`, `auth`, `network`, `api-error`…), a rule's reason or a blocked report's kind;
+   * absent or null when none. A change of cause alone is an event too, with `from` equal to `to`.
+   */
+  readonly reason?: string | null;
 }
 
 /**

@@ -5,6 +5,8 @@
  *   process-source.ts   /proc evidence, sampled about once a second
  *   publisher.ts        the session record and the state-change announcements
  *   notifier.ts         --notify and --on-state on blocked and done
+ *   webhook.ts          notify_url: every transition POSTed, queued off the hot path
+ *   cause-notices.ts    a cause (usage limit, login…) said once per account, and when it lifts
  *   tick-loop.ts        the one timer that drives the detector
  *   recording-tap.ts    --record
  *   control-handlers.ts what the control socket answers
@@ -41,6 +43,7 @@ import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
 import { startSignalsOut } from './signals-out.js';
 import { TickLoop } from './tick-loop.js';
+import { sessionNotices } from './cause-notices.js';
 import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
 import { Reporter } from '../reporters/reporter.js';
@@ -67,6 +70,8 @@ export interface LiveSessionOptions {
   /** Desktop notifications (notify-send) on blocked and done; default: as `notify`. For the config file. */
   readonly desktopNotify?: boolean;
   readonly onStateCommand: string | undefined;
+  /** `notify_url`: the webhook every published transition is POSTed to (webhook.ts); none when undefined. */
+  readonly notifyUrl?: URL | undefined;
   /** Where warnings go; the caller decides when they can be shown without hurting the agent's screen. */
   readonly warn: (message: string) => void;
   /** Writes to the user's terminal (notifications); default process.stdout. */
@@ -135,7 +140,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detectorStartWallMs = clock.wallMs();
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, detectorStartWallMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
-  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
+  const notices = sessionNotices({ notifyUrl: options.notifyUrl, notify: options.notify, writeTerminal: options.writeTerminal ?? ((data) => process.stdout.write(data)), env: options.env, stateRoot: options.isPublishing === false ? undefined : resolveStateRoot(options.env), agent: sourceCli, warn });
+  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition: notices?.onTransition });
   const processes = createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs), undefined, launched.pid);
   const detector = new DetectorSession({
     clock,
@@ -233,7 +239,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
       ? Promise.resolve(undefined)
       : startPublishing({ stateRoot: resolveStateRoot(options.env), key, env: options.env, clock, controlPath: options.controlPath, earlyControl: options.earlyControl, handlers, publisher, state: () => detector.state, warn });
 
-  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording, signalsOut });
+  const closed = closeLiveSession({ launched, disposers, loop, metadataExpiry, screen, detector, publishing, publisher, recording, signalsOut, webhook: notices });
   return { key, detector, closed };
 }
 

@@ -11,6 +11,7 @@ import { createSessionRecord, type SessionRecord, type TmuxPane } from '../../co
 import type { DetectorState } from '../../core/detector/tick.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import { StateHistory, type StateHistorySnapshot } from '../../core/records/state-history.js';
+import { parseResetTime } from '../../core/records/reset-time.js';
 import type { AgentState } from '../../core/types.js';
 import type { StateChangeEvent } from '../control/socket.js';
 import type { Reporter } from '../reporters/reporter.js';
@@ -47,13 +48,15 @@ export interface SessionIdentity {
 export interface PublisherOptions {
   readonly identity: SessionIdentity;
   readonly clock: Clock;
-  readonly screen: Pick<ScreenMirror, 'evidence'>;
+  readonly screen: Pick<ScreenMirror, 'evidence' | 'view'>;
   readonly reporter: Pick<Reporter, 'identity' | 'metadata'>;
   /** The pid to publish: the agent's once known, else the pty's own child. */
   readonly pid: () => number;
   readonly onStateChange?: ((event: StateChangeEvent, entry: TickLogEntry) => void) | undefined;
   /** Called for a published blocked or done (notifier.ts). */
   readonly notify: (state: AgentState, entry: TickLogEntry) => void;
+  /** Every change of the published state, with the record that published it (the webhook, webhook.ts). */
+  readonly onTransition?: ((event: StateChangeEvent, record: SessionRecord) => void) | undefined;
 }
 
 export class Publisher {
@@ -65,6 +68,8 @@ export class Publisher {
   /** The last hour of transitions, bounded, for the dashboard's timelines (control `history`). */
   private readonly history: StateHistory;
   private lastPublishedState: AgentState | undefined;
+  /** The cause last announced with it: a change of cause alone is announced too. */
+  private lastPublishedReason: string | undefined;
   /** The title as last published: a new title alone must still reach the record. */
   private publishedTitle: string | undefined;
   private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
@@ -98,7 +103,7 @@ export class Publisher {
       stuck: s.stuck,
       winner: s.winner,
       ruleId: s.ruleId ?? null,
-      ...(s.reason === undefined ? {} : { reason: s.reason }),
+      ...(s.reason === undefined ? {} : { reason: s.reason, untilMs: this.until(s.reason) }),
       ...(title === undefined ? {} : { title }),
       ...(agentVersion === undefined ? {} : { agentVersion }),
       ...(reported.model === undefined ? {} : { model: reported.model, modelSource: 'report' as const }),
@@ -112,16 +117,34 @@ export class Publisher {
     });
   }
 
-  /** Writes the record for `state` (once the store is open); failures are the store's to report. */
-  publish(state: DetectorState): void {
-    if (this.store !== undefined) void this.store.publish(this.record(state));
+  /**
+   * When a limit lifts, read from the screen while the cause is a limit: the agent's own words
+   * ("try again at 9:05 PM"), in the user's local time zone. Undefined when it shows none.
+   */
+  private until(reason: string): number | undefined {
+    if (reason !== 'usage-limit' && reason !== 'rate-limited') return undefined;
+    const nowMs = this.options.clock.wallMs();
+    return parseResetTime(this.options.screen.view().rows.join('\n'), nowMs, -new Date(nowMs).getTimezoneOffset());
   }
 
-  /** The detector's onChange: write the record, and announce a change of the published state. */
+  /** Writes the record for `state` (once the store is open); failures are the store's to report. */
+  publish(state: DetectorState): SessionRecord {
+    const record = this.record(state);
+    if (this.store !== undefined) void this.store.publish(record);
+    return record;
+  }
+
+  /**
+   * The detector's onChange: write the record, and announce a change of the published state or of
+   * its cause (`reason`) to subscribers and the webhook; notifications and the caller's hook hear
+   * of state changes only.
+   */
   onChange(state: DetectorState, entry: TickLogEntry): void {
     const to = state.session.state;
-    this.publish(state);
-    if (to === this.lastPublishedState) return;
+    const record = this.publish(state);
+    const reason = record.reason;
+    if (to === this.lastPublishedState && reason === this.lastPublishedReason) return;
+    const isStateChange = to !== this.lastPublishedState;
     const { identity, clock } = this.options;
     const event: StateChangeEvent = {
       t: clock.wallMs(),
@@ -131,11 +154,14 @@ export class Publisher {
       to,
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
-      ...(state.session.reason === undefined || state.session.reason === '' ? {} : { reason: state.session.reason }),
+      reason: reason ?? null,
     };
     this.lastPublishedState = to;
-    this.history.add({ t: event.t, to });
+    this.lastPublishedReason = reason;
     for (const emit of this.subscribers) emit(event);
+    this.options.onTransition?.(event, record);
+    if (!isStateChange) return;
+    this.history.add({ t: event.t, to });
     this.options.onStateChange?.(event, entry);
     if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
   }

@@ -2,7 +2,8 @@
  * The order a live session closes in once the agent exited: stop the taps and timers, let the
  * mirror finish parsing, publish the final state (process exit outranks everything), then take
  * the record away (a record must not outlive its agent) and the signals out (the tmux pane's
- * options, the terminal's status), then the socket, the recording, the mirror.
+ * options, the terminal's status), then the socket, the recording, the mirror; last, a short
+ * wait for the webhook to send the final transitions.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import type { ControlServer } from '../control/socket.js';
@@ -13,6 +14,7 @@ import type { Publisher } from './publisher.js';
 import type { RecordingTap } from './recording-tap.js';
 import type { SignalsOut } from './signals-out.js';
 import type { TickLoop } from './tick-loop.js';
+import { WEBHOOK_EXIT_WAIT_MS, type Webhook } from './webhook.js';
 
 export interface LiveSessionParts {
   readonly launched: Pick<LaunchedSession, 'exited'>;
@@ -25,6 +27,7 @@ export interface LiveSessionParts {
   readonly publisher: Publisher;
   readonly recording: RecordingTap;
   readonly signalsOut: SignalsOut;
+  readonly webhook?: Pick<Webhook, 'drain'> | undefined;
 }
 
 /** Resolves when everything is closed after the agent exited. */
@@ -44,4 +47,6 @@ export async function closeLiveSession(parts: LiveSessionParts): Promise<void> {
   await parts.signalsOut.close();
   await parts.recording.close();
   parts.screen.dispose();
+  // Bounded: a slow or down webhook delays the shell's prompt by at most this, once.
+  await parts.webhook?.drain(WEBHOOK_EXIT_WAIT_MS);
 }

@@ -88,8 +88,14 @@ export function startSignalsOut(options: SignalsOutOptions): SignalsOut {
   };
 
   const unsubscribe = options.subscribe((event) => {
+    // A change of cause alone (from = to) changes only @agent_reason: the state and its age stay,
+    // and the terminal hears nothing (OSC 7501 and 9;4 carry no cause).
+    if (event.from === event.to) {
+      if (current !== undefined) pane?.set(current.state, options.sourceCli, current.sinceMs, event.reason ?? undefined);
+      return;
+    }
     current = { state: event.to, sinceMs: event.t };
-    pane?.set(event.to, options.sourceCli, event.t, event.reason);
+    pane?.set(event.to, options.sourceCli, event.t, event.reason ?? undefined);
     tellTerminal(event.to);
   });
   // The terminal's answer to a probe arrives after the first state: say it now.

@@ -46,6 +46,8 @@ export interface ReplayOptions {
 export interface ReplayResult {
   /** One per change of (state, stuck), the first being the state published at the first tick. */
   readonly transitions: readonly PublishedTransition[];
+  /** One per change of the published `reason` (null when it went away), the cause a record names. */
+  readonly reasons: readonly { readonly t: number; readonly reason: string | null }[];
   readonly durationS: number;
   readonly warnings: readonly string[];
 }
@@ -73,10 +75,13 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
   const evaluate = (): TickLogEntry | undefined => (budget.spend(clock.nowMs()) ? session.evaluate().entry : undefined);
 
   const log = transitionLog(transitions);
+  const reasons: { t: number; reason: string | null }[] = [];
   const recordTick = (entry: TickLogEntry | undefined): void => {
     if (entry === undefined) return;
     options.onTick?.(entry, { tS: entry.nowMs / 1000, session, screen });
     log.tick(entry);
+    const reason = session.state.session.reason ?? null;
+    if (reason !== (reasons.at(-1)?.reason ?? null)) reasons.push({ t: entry.nowMs / 1000, reason });
   };
   // Input marks `seen` outside a tick; the change shows as a transition at that moment.
   const recordSeen = (): void => log.seen(session.state.session, clock.nowMs() / 1000);
@@ -159,7 +164,7 @@ export async function replayRecording(recording: Recording, options: ReplayOptio
     while (transitions.length > 1 && (transitions[transitions.length - 1]?.t ?? 0) > durationS) transitions.pop();
     // Inspections asked for beyond the end see the final state.
     for (const tS of inspections) options.inspect?.({ tS, session, screen });
-    return { transitions, durationS, warnings };
+    return { transitions, reasons, durationS, warnings };
   } finally {
     screen.dispose();
   }

@@ -36,11 +36,11 @@ export function parseEventLine(line: string): StateChangeEvent | undefined {
     return undefined;
   }
   if (!isObject(json)) return undefined;
-  const { t, session, agent, from, to, winner, rule_id } = json;
+  const { t, session, agent, from, to, winner, rule_id, reason } = json;
   if (typeof t !== 'number' || typeof session !== 'string' || typeof agent !== 'string') return undefined;
   if (typeof to !== 'string' || !STATES.includes(to) || (from !== null && (typeof from !== 'string' || !STATES.includes(from)))) return undefined;
   if ((winner !== null && typeof winner !== 'string') || (rule_id !== null && typeof rule_id !== 'string')) return undefined;
-  return { t, session, agent, from: from as StateChangeEvent['from'], to: to as StateChangeEvent['to'], winner, rule_id };
+  return { t, session, agent, from: from as StateChangeEvent['from'], to: to as StateChangeEvent['to'], winner, rule_id, reason: typeof reason === 'string' ? reason : null };
 }
 
 /**

@@ -14,7 +14,7 @@ import type { PublishedTransition } from '../../core/recordings/score.js';
 import { writeCapture } from '../capture.js';
 import { COMMANDS } from '../command-table.js';
 import { CliError, printDiagnostic, UsageError } from '../errors.js';
-import { toJson } from '../../core/text/sanitize.js';
+import { forTerminal, toJson } from '../../core/text/sanitize.js';
 import { numberFlag, parseCommand } from '../flags.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from '../render/ticks.js';
 
@@ -107,6 +107,8 @@ export async function main(args: readonly string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(renderTimeline(result.transitions, result.durationS, choice.agent, choice.how, values.timeline === true));
+  // The cause the record names (`reason`), where it changes: it may change while the state does not.
+  if (result.reasons.length > 0) process.stdout.write(`reason: ${result.reasons.map((r) => `${r.t.toFixed(2)}s ${forTerminal(r.reason ?? 'none')}`).join(' · ')}\n`);
   return 0;
 }
 

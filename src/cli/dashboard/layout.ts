@@ -11,7 +11,7 @@ import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
 import type { ScreenPreview } from '../../app/control/socket.js';
 import { selectedRow, visibleRows, type DashboardRow, type DashboardState } from './model.js';
 import { KEY_HELP } from './keys.js';
-import { formatAge, shortenPath } from '../render/status.js';
+import { formatAge, formatCause, shortenPath } from '../render/status.js';
 
 export interface FrameInput {
   readonly state: DashboardState;
@@ -67,7 +67,7 @@ function header(cols: Columns): string {
 function rowLine(row: DashboardRow, cols: Columns, isSelected: boolean, nowMs: number, home: string | undefined): string {
   const age = row.stateSinceMs === undefined ? '-' : formatAge(nowMs - row.stateSinceMs);
   const host = cols.host > 0 ? `${padToCells(row.host ?? 'local', cols.host)} ` : '';
-  const title = [row.stuck ? '(stuck)' : '', row.title].filter((t) => t !== '').join(' ');
+  const title = [row.stuck ? '(stuck)' : '', formatCause(row.reason, row.until, nowMs), row.title].filter((t) => t !== '').join(' ');
   // Another machine's cwd is under that machine's home, not this one's.
   const cwd = shortenPath(row.cwd, row.host === undefined ? home : undefined);
   return `${isSelected ? '›' : ' '} ${padToCells(row.state ?? '-', 8)} ${padToCells(age, 4)} ${host}${padToCells(row.agent, 9)} ${padToCells(row.key, 20)} ${padToCells(cwd === '' ? '-' : cwd, 22)} ${title}`.trimEnd();

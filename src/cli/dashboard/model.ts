@@ -20,6 +20,10 @@ export interface DashboardRow {
   /** Unix ms on this machine's clock. */
   readonly stateSinceMs: number | undefined;
   readonly stuck: boolean;
+  /** The cause the record names (`usage-limit`, `auth`…), sanitized; undefined when none. */
+  readonly reason?: string | undefined;
+  /** Unix ms when the cause lifts, where the agent showed it. */
+  readonly until?: number | undefined;
   /** Sanitized already (records are written by other programs). */
   readonly title: string;
   readonly cwd: string;

@@ -110,6 +110,19 @@ export function formatAge(ms: number): string {
 }
 
 /** `~/x` for paths under the home directory. */
+/**
+ * The cause as the status line shows it: `(usage-limit)`, with the reset in local time when the
+ * agent showed one (`(usage-limit until 23:05)`, a date too when it is not today); '' when none.
+ */
+export function formatCause(reason: string | undefined, untilMs: number | undefined, nowMs: number): string {
+  if (reason === undefined) return '';
+  if (untilMs === undefined) return `(${reason})`;
+  const until = new Date(untilMs);
+  const time = `${String(until.getHours()).padStart(2, '0')}:${String(until.getMinutes()).padStart(2, '0')}`;
+  const isToday = until.toDateString() === new Date(nowMs).toDateString();
+  return `(${reason} until ${isToday ? time : `${until.toISOString().slice(0, 10)} ${time}`})`;
+}
+
 export function shortenPath(path: string, home: string | undefined): string {
   if (home === undefined || home === '' || home === '/') return path;
   if (path === home) return '~';
@@ -161,7 +174,9 @@ function sessionLine(session: HostedSession, nowMs: number, home: string | undef
     const { record } = session;
     // Reported display metadata (`agentwrap report-metadata`) follows the title, as key=value.
     const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
-    const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
+    // The cause (`reason`) right after the state's own overlay: "done 2m … (usage-limit) title".
+    const cause = formatCause(record.reason === undefined ? undefined : clean(record.reason, 64), record.until, nowMs);
+    const title = [record.stuck ? '(stuck)' : '', cause, record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
     return `${padToCells(record.state, 8)} ${padToCells(formatAge(nowMs - record.state_since), 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${title}`.trimEnd();
   }
   const { record } = session;

@@ -83,6 +83,7 @@ td.tl svg{width:100%;height:auto;display:block}
 .state{display:inline-block;min-width:5.5em;padding:1px 6px;border-radius:3px;color:#fff;font-weight:600;text-align:center}
 .s-blocked{background:#ef4444}.s-done{background:#16a34a}.s-working{background:#3b82f6}.s-idle{background:#22c55e}.s-unknown{background:#9ca3af}.s-other{background:#d1d5db;color:#111827}
 .stuck{color:#a855f7;font-weight:bold;margin-left:4px}
+.cause{color:#dc2626;margin-left:4px}
 .preview{background:#fff;padding:8px;border:1px solid #e5e7eb;min-width:0}
 pre#screen{background:#111827;color:#e5e7eb;padding:8px;margin:0;overflow:auto;font:12px/1.25 ui-monospace,monospace;min-height:12em;white-space:pre}
 .band-name{font-size:12px;fill:#374151}.tick{font-size:10px;fill:#4b5563}line.axis{stroke:#6b7280;stroke-width:1}
@@ -118,6 +119,7 @@ const SCRIPT = `
       var st = cell(tr, 'state-cell');
       var pill = document.createElement('span'); pill.className = 'state s-' + (s.state || 'other'); pill.textContent = s.state || '-'; st.appendChild(pill);
       if (s.record.stuck) { var k = document.createElement('span'); k.className = 'stuck'; k.textContent = 'stuck'; st.appendChild(k); }
+      if (s.agentwrap && s.record.reason) { var c = document.createElement('span'); c.className = 'cause'; c.textContent = s.record.reason + (s.record.until ? ' until ' + new Date(s.record.until).toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'}) : ''); st.appendChild(c); }
       cell(tr, 'age', s.agentwrap ? age(Date.now() + clockOffset - s.record.state_since) : '-').setAttribute('data-since', s.agentwrap ? s.record.state_since : '');
       cell(tr, 'agent', s.record.source_cli);
       cell(tr, 'key', s.key);

@@ -42,6 +42,8 @@ export type RecordPlan =
 export interface LaunchSettings {
   readonly notify: Setting<boolean>;
   readonly onState: Setting<string | undefined>;
+  /** `notify_url`, from the config file only (a URL often holds a secret: not on a command line). */
+  readonly notifyUrl: Setting<string | undefined>;
   readonly hooks: Setting<boolean>;
   readonly record: Setting<RecordPlan>;
 }
@@ -68,7 +70,8 @@ export function resolveLaunchSettings(flags: LaunchFlagInput, snapshot: ConfigSn
     flags.hooks !== undefined
       ? { value: flags.hooks, source: { kind: 'flag', flag: flags.hooks ? '--hooks' : '--no-hooks' } }
       : (fromConfig(snapshot, config.hooks[agent]) ?? { value: !HOOKS_OFF_BY_DEFAULT.includes(agent), source: DEFAULT });
-  return { notify, onState, hooks, record: resolveRecord(flags, snapshot) };
+  const notifyUrl = fromConfig(snapshot, config.notifyUrl) ?? { value: undefined, source: DEFAULT };
+  return { notify, onState, notifyUrl, hooks, record: resolveRecord(flags, snapshot) };
 }
 
 function resolveRecord(flags: LaunchFlagInput, snapshot: ConfigSnapshot): Setting<RecordPlan> {

@@ -37,7 +37,24 @@ export function formatConfigIssue(issue: ConfigIssue): string {
   return `${issue.line === undefined ? issue.path : `${issue.path}:${issue.line}`}: ${issue.message}`;
 }
 
-const TOP_KEYS = ['notify', 'on_state', 'state_dir', 'record_dir', 'record_keep', 'hooks'] as const;
+const TOP_KEYS = ['notify', 'on_state', 'notify_url', 'state_dir', 'record_dir', 'record_keep', 'hooks'] as const;
+
+/** A webhook URL longer than this is refused: real ones (Slack, ntfy) are under 200 characters. */
+export const MAX_NOTIFY_URL_CHARS = 2048;
+
+/** Why `value` cannot be the webhook (`notify_url`), or undefined when it can: an absolute http(s) URL with a host. */
+export function notifyUrlProblem(value: string): string | undefined {
+  if (value.length > MAX_NOTIFY_URL_CHARS) return `notify_url is ${value.length} characters, more than the limit of ${MAX_NOTIFY_URL_CHARS}`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'notify_url is not a URL (write it in full: https://ntfy.sh/your-topic)';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `notify_url must be an http:// or https:// URL, got ${url.protocol.slice(0, 20)}`;
+  if (url.hostname === '') return 'notify_url names no host';
+  return undefined;
+}
 
 type Table = Record<string, unknown>;
 
@@ -171,6 +188,14 @@ export function parseConfig(text: string, path: string, home: string | undefined
     else onState = { value: rawOnState, line: at('on_state') };
   }
 
+  let notifyUrl: Sourced<string> | undefined;
+  const rawUrl = doc['notify_url'];
+  if (rawUrl !== undefined) {
+    const problem = typeof rawUrl === 'string' ? notifyUrlProblem(rawUrl) : `notify_url must be a string (an http:// or https:// URL), got ${typeName(rawUrl)}`;
+    if (problem !== undefined) error(at('notify_url'), problem);
+    else notifyUrl = { value: rawUrl as string, line: at('notify_url') };
+  }
+
   const stateDir = directory('state_dir');
   const recordDir = directory('record_dir');
 
@@ -200,5 +225,5 @@ export function parseConfig(text: string, path: string, home: string | undefined
   }
 
   if (errors.length > 0) return { kind: 'invalid', errors };
-  return { kind: 'ok', config: { notify, onState, stateDir, recordDir, recordKeep, hooks } };
+  return { kind: 'ok', config: { notify, onState, notifyUrl, stateDir, recordDir, recordKeep, hooks } };
 }

@@ -16,6 +16,8 @@ export interface Sourced<T> {
 export interface UserConfig {
   readonly notify: Sourced<boolean> | undefined;
   readonly onState: Sourced<string> | undefined;
+  /** The webhook every published transition is POSTed to: an http(s) URL, checked by the parser. */
+  readonly notifyUrl: Sourced<string> | undefined;
   /** Absolute paths (a leading `~/` is expanded with the home given to parseConfig). */
   readonly stateDir: Sourced<string> | undefined;
   readonly recordDir: Sourced<string> | undefined;
@@ -27,6 +29,7 @@ export interface UserConfig {
 export const EMPTY_CONFIG: UserConfig = {
   notify: undefined,
   onState: undefined,
+  notifyUrl: undefined,
   stateDir: undefined,
   recordDir: undefined,
   recordKeep: undefined,

@@ -216,6 +216,17 @@ function firstMatch(verdict: PackVerdict | undefined, state: RuleState, strength
   return verdict?.matches.find((match) => match.state === state && match.strength === strength);
 }
 
+/**
+ * The cause an agent's own report names: Claude Code reports a refused key as `state=blocked`
+ * with `kind=auth`, and Claude Code and Codex end a turn on a fatal API error with
+ * `state=error` (recordings/<agent>/habitat-tmux/fail-*).
+ */
+function reasonOfStatus(status: EvidenceSnapshot['programStatus']): string | undefined {
+  if (status === undefined) return undefined;
+  if (status.kind === 'auth') return 'auth';
+  return status.state === 'error' ? 'api-error' : undefined;
+}
+
 /** CPU busy per the sample; undefined when absent (no /proc) or the first sample (no rate yet). */
 function cpuBusy(proc: ProcessEvidence): boolean | undefined {
   if (!proc.sampled || proc.cpuRate === undefined) return undefined;
@@ -252,7 +263,7 @@ export function arbitrate(
   // the agent's report (step 3) and compared with it for disagreements (program-status.ts).
   const screenReading: RawState | undefined =
     strongBlocker !== undefined ? 'blocked' : strongWorking !== undefined || isSpinnerLive ? 'working' : strongIdle !== undefined ? 'idle' : isProgressWorking ? 'working' : undefined;
-  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind(snapshot));
+  const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind(snapshot), reasonOfStatus(snapshot.programStatus));
 
   // Physics notes first, so every decision says what /proc knew.
   if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
@@ -365,10 +376,17 @@ function finisher(
   verdict: PackVerdict | undefined,
   screenReading: RawState | undefined,
   reportedBlockedKind: string | undefined,
+  statusReason: string | undefined,
 ): Finish {
   return (step, raw, confidence, winner, ruleId, claim) => {
     const match = ruleId === undefined ? undefined : verdict?.matches.find((candidate) => candidate.ruleId === ruleId);
-    const reason = match?.reason ?? (raw === 'blocked' ? reportedBlockedKind : undefined);
+    // The agent's own report says what it does, and seldom why: a strong rule for the same state
+    // that names a cause (a retry's "429 · retrying in 2s", a drawn usage limit) says why, else
+    // the report's own word for it (docs/errors.md); a blocked report's kind (permission) last.
+    const reason =
+      match?.reason ??
+      (step === 'program-status' ? (verdict?.matches.find((m) => m.reason !== undefined && m.state === raw && m.strength === 'strong')?.reason ?? statusReason) : undefined) ??
+      (raw === 'blocked' ? reportedBlockedKind : undefined);
     const idleHold = raw === 'idle' && confidence === 'strong' ? match?.idleHoldMs : undefined;
     const outranked = liveClaims.filter((live) => live !== claim);
     if (outranked.length > 0) notes.push({ code: 'report-outranked', detail: `${outranked.map(describeClaim).join('; ')} (by ${step})` });

@@ -93,6 +93,8 @@ export interface SessionRecord extends ConventionRecord {
   readonly rule_id: string | null;
   /** Why the state is what it is, when the winning rule says (its `reason`, e.g. "api-error"); absent otherwise. */
   readonly reason?: string;
+  /** Unix ms when the cause lifts (a usage limit's reset), where the agent showed it (docs/errors.md). */
+  readonly until?: number;
   /** The terminal title, sanitized and bounded; absent when the agent set none. */
   readonly title?: string;
   readonly agent_version?: string;
@@ -150,6 +152,7 @@ export interface SessionRecordInput {
   readonly winner: string | null;
   readonly ruleId: string | null;
   readonly reason?: string;
+  readonly untilMs?: number | undefined;
   /** Raw title as the agent set it; sanitized here. */
   readonly title?: string;
   readonly agentVersion?: string;
@@ -199,6 +202,7 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     winner: input.winner,
     rule_id: input.ruleId,
     ...(input.reason === undefined || input.reason === '' ? {} : { reason: sanitizeTitle(input.reason, 64) }),
+    ...(input.untilMs === undefined || !Number.isSafeInteger(input.untilMs) ? {} : { until: input.untilMs }),
     ...(title === '' ? {} : { title }),
     ...(version === '' ? {} : { agent_version: version }),
     ...(agentSessionId === '' ? {} : { agent_session_id: agentSessionId }),
@@ -376,6 +380,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
   if (title === false || agentVersion === false || agentSessionId === false) return undefined;
   // Additive and optional, like tmux: a malformed reason is dropped, not the record.
   const reason = typeof json['reason'] === 'string' && json['reason'] !== '' ? sanitizeTitle(json['reason'], 64) : undefined;
+  const until = Number.isSafeInteger(json['until']) && (json['until'] as number) > 0 ? (json['until'] as number) : undefined;
   const rawMetadata = json['metadata'];
   if (rawMetadata !== undefined && (!isObject(rawMetadata) || Object.values(rawMetadata).some((v) => typeof v !== 'string'))) return undefined;
   const metadata = sanitizeMetadata(rawMetadata as Readonly<Record<string, unknown>> | undefined);
@@ -402,6 +407,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     winner,
     rule_id,
     ...(reason === undefined ? {} : { reason }),
+    ...(until === undefined ? {} : { until }),
     // A title read back is sanitized again: the file may not have been written by this code.
     ...(title === undefined ? {} : { title: sanitizeTitle(title) }),
     ...(agentVersion === undefined ? {} : { agent_version: agentVersion }),

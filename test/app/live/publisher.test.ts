@@ -15,7 +15,7 @@ function stateOf(state: AgentState, sinceMs = 0): DetectorState {
   return { ...initial, session: { ...initial.session, state, raw: state === 'done' ? 'idle' : state, stateSinceMs: sinceMs, winner: 'screen-rule', ruleId: 'r' } };
 }
 
-function publisher(title: () => string | undefined = () => undefined) {
+function publisher(title: () => string | undefined = () => undefined, rows: () => string[] = () => []) {
   const clock = manualClock(1_000, 1_700_000_000_000);
   const events: StateChangeEvent[] = [];
   const notified: AgentState[] = [];
@@ -24,7 +24,10 @@ function publisher(title: () => string | undefined = () => undefined) {
   const p = new Publisher({
     identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_880, detectorStartMs: 1_000, detectorStartWallMs: 1_700_000_001_000, agentVersion: '2.1.0' },
     clock,
-    screen: { evidence: () => ({ title: title() === undefined ? undefined : { text: title() ?? '', changedAtMs: 0, recentChangesMs: [] }, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
+    screen: {
+      view: () => ({ rows: rows(), cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 0 }),
+      evidence: () => ({ title: title() === undefined ? undefined : { text: title() ?? '', changedAtMs: 0, recentChangesMs: [] }, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }),
+    },
     reporter: { identity: () => ({ agentVersion: undefined, model: undefined, agentSessionId: undefined }), metadata: () => ({}) } as never,
     pid: () => 42,
     onStateChange: (event) => events.push(event),
@@ -57,8 +60,44 @@ describe('Publisher', () => {
     p.onChange({ ...blocked, session: { ...blocked.session, reason: 'permission' } }, ENTRY);
     p.onChange(stateOf('working'), ENTRY);
 
-    expect(events.map((e) => e.reason)).toEqual(['permission', undefined]);
-    expect('reason' in (events[1] ?? {})).toBe(false);
+    expect(events.map((e) => e.reason)).toEqual(['permission', null]);
+  });
+
+  it('announces a change of cause alone (same state, new reason) to subscribers and the webhook, not as a state change', () => {
+    const { p, events, notified } = publisher();
+    const heard: StateChangeEvent[] = [];
+    p.subscribe((event) => heard.push(event));
+    const withReason = (state: AgentState, reason?: string): DetectorState => {
+      const s = stateOf(state);
+      return { ...s, session: { ...s.session, ...(reason === undefined ? {} : { reason }) } };
+    };
+
+    p.onChange(withReason('working'), ENTRY);
+    p.onChange(withReason('working', 'rate-limited'), ENTRY);
+    p.onChange(withReason('working', 'rate-limited'), ENTRY);
+    p.onChange(withReason('working'), ENTRY);
+    p.onChange(withReason('done', 'usage-limit'), ENTRY);
+
+    expect(heard.map((e) => [e.from, e.to, e.reason])).toEqual([
+      [null, 'working', null],
+      ['working', 'working', 'rate-limited'],
+      ['working', 'working', null],
+      ['working', 'done', 'usage-limit'],
+    ]);
+    expect(events.map((e) => e.to)).toEqual(['working', 'done']);
+    expect(notified).toEqual(['done']);
+    expect(p.historySnapshot().transitions.map((t) => t.to)).toEqual(['working', 'done']);
+  });
+
+  it('reads when a limit lifts from the screen while the cause is a limit, and only then', () => {
+    let rows = ['● API Error: 429 · usage limit reached · try again in 2h 17m'];
+    const { p } = publisher(undefined, () => rows);
+    const withReason = (reason: string): DetectorState => ({ ...stateOf('done'), session: { ...stateOf('done').session, reason } });
+
+    expect(p.record(withReason('usage-limit')).until).toBe(1_700_000_001_000 + (2 * 60 + 17) * 60_000);
+    expect(p.record(withReason('api-error')).until).toBeUndefined();
+    rows = ['● API Error: Request rejected (429) · Please try again later.'];
+    expect(p.record(withReason('usage-limit')).until).toBeUndefined();
   });
 
   it('writes nothing before the store is open, then a record with wall-clock times and the control path', () => {

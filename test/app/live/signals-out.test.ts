@@ -37,8 +37,8 @@ function harness(overrides: { bits?: number; env?: NodeJS.ProcessEnv; tmux?: Sig
     signals,
     written,
     warnings,
-    publish(to: AgentState, t = 1_800_000_000_000, reason?: string) {
-      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from: null, to, winner: null, rule_id: null, ...(reason === undefined ? {} : { reason }) });
+    publish(to: AgentState, t = 1_800_000_000_000, from: AgentState | null = null, reason: string | null = null) {
+      for (const emit of subscribers) emit({ t, session: 'gemini-1', agent: 'gemini', from, to, winner: null, rule_id: null, reason });
     },
     setBits(next: number) {
       bits = next;
@@ -130,6 +130,22 @@ describe('signals out to the tmux pane', () => {
     expect(h.written).toEqual([]);
   });
 
+  it('on a change of cause alone sets only @agent_reason anew: the state and its age stay', async () => {
+    const tmux = fakeTmux('exit 0');
+    const h = harness({ env: tmux.env, tmux: { socket: '/s', pane: '%2' } });
+    h.publish('working', 1_800_000_000_000);
+    await waitFor(() => tmux.log().length === 1);
+    const writtenBefore = h.written.length;
+    h.publish('working', 1_800_000_009_000, 'working', 'rate-limited');
+    await waitFor(() => tmux.log().length === 2);
+    expect(h.written.length).toBe(writtenBefore);
+    await h.signals.close();
+    const lines = tmux.log();
+    expect(lines[1]).toContain('@agent_state working');
+    expect(lines[1]).toContain('@agent_since 1800000000 ');
+    expect(lines[1]).toContain('@agent_reason rate-limited');
+  });
+
   it('runs a change that came while a call ran once that call is done', async () => {
     const tmux = fakeTmux('exit 0');
     const h = harness({ env: tmux.env, tmux: { socket: '/s', pane: '%2' } });
@@ -143,9 +159,9 @@ describe('signals out to the tmux pane', () => {
   it("sets @agent_reason to the change's reason as a plain word, and unsets it at a change without one", async () => {
     const tmux = fakeTmux('exit 0');
     const h = harness({ env: tmux.env, tmux: { socket: '/s', pane: '%4' } });
-    h.publish('blocked', 1_800_000_000_000, 'permission');
+    h.publish('blocked', 1_800_000_000_000, null, 'permission');
     await waitFor(() => tmux.log().length === 1);
-    h.publish('done', 1_800_000_001_000, 'api error;\x1b]0;x\x07');
+    h.publish('done', 1_800_000_001_000, null, 'api error;\x1b]0;x\x07');
     await waitFor(() => tmux.log().length === 2);
     h.publish('working', 1_800_000_002_000);
     await waitFor(() => tmux.log().length === 3);

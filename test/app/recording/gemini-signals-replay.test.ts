@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { scoreRecordings } from '../../../src/core/recordings/score.js';
 import { castsUnder, replayCommitted, signalOnlyInputs } from '../../helpers/recording-replay.js';
 
-/** Dialogs Gemini draws at start-up under its Ready title (folder trust, sign-in): only the screen sees them. */
-const START_UP_DIALOGS = /(?:^|\/)(?:first-run|startup)-/;
+/**
+ * Dialogs whose title does not say so, which only the screen sees: at start-up (folder
+ * trust, sign-in), and after a refused key or a usage limit (fail-auth, fail-usage-limit: docs/errors.md).
+ */
+const START_UP_DIALOGS = /(?:^|\/)(?:first-run|startup|fail-auth|fail-usage-limit)-/;
 
 describe('Gemini CLI\'s own signals in replay', () => {
   it('decide approve-80x24 with every screen rule off: each state comes from the title Gemini wrote', async () => {
@@ -31,7 +34,7 @@ describe('Gemini CLI\'s own signals in replay', () => {
     const all = scoreRecordings(inputs).total;
     const outsideStartUp = scoreRecordings(inputs.filter((input) => !START_UP_DIALOGS.test(input.file))).total;
 
-    expect(files.length).toBe(79);
+    expect(files.length).toBe(85);
     expect(all.accuracy).toBeGreaterThanOrEqual(0.95);
     expect(outsideStartUp.accuracy).toBeGreaterThanOrEqual(0.99);
     expect(outsideStartUp.missed).toBe(0);

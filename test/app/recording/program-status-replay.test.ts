@@ -24,13 +24,14 @@ describe('Codex\'s own reports (OSC 7501) in replay', () => {
   });
 
   it('with every screen rule off, the reports alone score at least 98% (blocked recall 100%) on the Codex 0.171.0 recordings of what it reports', async () => {
-    // Left out: dialogs Codex does not report (its first-run sign-in, the start-up trust
-    // question, the plan prompt after `done`), and older releases, which write no OSC 7501.
-    const files = castsUnder('recordings/codex').filter((file) => !/(?:^|\/)(?:first-run|startup|plan)-|\/releases\//.test(file));
+    // Left out: blocked states Codex does not report (its first-run sign-in, the start-up trust
+    // question, the plan prompt after `done`, a refused key it reports as `error`: fail-auth), and
+    // older releases, which write no OSC 7501.
+    const files = castsUnder('recordings/codex').filter((file) => !/(?:^|\/)(?:first-run|startup|plan|fail-auth)-|\/releases\//.test(file));
 
     const total = await signalOnlyScore(files, 'codex');
 
-    expect(files.length).toBe(58);
+    expect(files.length).toBe(63);
     expect(total.accuracy).toBeGreaterThanOrEqual(0.98);
     expect(total.per_state.blocked?.recall).toBe(1);
   });

@@ -145,6 +145,18 @@ const DIALOG: ScreenPreview = {
 };
 
 describe('dashboard layout', () => {
+  it('shows a session\'s cause after its overlay, with the reset time when known', () => {
+    const until = NOW + 3_600_000;
+    const at = new Date(until);
+    const hhmm = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    const state = withRows(initialState(), [row('limited', 'done', 60_000, { reason: 'usage-limit', until, title: 'Fix tests' }), row('login', 'blocked', 5_000, { reason: 'auth' })], []);
+
+    const frame = renderFrame({ state, preview: 'no screen', width: 120, height: 20, nowMs: NOW, home: '/home/ann' });
+
+    expect(frame.lines.find((l) => l.includes('limited'))).toMatch(new RegExp(`\\(usage-limit until ${hhmm}\\) Fix tests$`));
+    expect(frame.lines.find((l) => l.includes('login'))).toMatch(/ \(auth\)$/);
+  });
+
   it('fills exactly the terminal: summary, list, the selected session, its screen, keys', () => {
     const frame = renderFrame({ state: loaded(), preview: DIALOG, width: 100, height: 30, nowMs: NOW, home: '/home/ann' });
     expect(frame.lines).toHaveLength(30);

@@ -45,6 +45,22 @@ describe('renderStatusText', () => {
     expect(lines[2]).toBe('rollup: working (1 working)');
   });
 
+  it('shows the cause after the overlay, with the reset in local time when the agent showed one', () => {
+    const limited = own('a', 'done');
+    const until = new Date(NOW + 2 * 3_600_000);
+    const hhmm = `${String(until.getHours()).padStart(2, '0')}:${String(until.getMinutes()).padStart(2, '0')}`;
+    const sessions = [
+      { ...limited, record: { ...limited.record, reason: 'usage-limit', until: until.getTime(), title: 'fix tests' } },
+      { ...own('b', 'blocked'), record: { ...own('b', 'blocked').record, reason: 'auth' } },
+    ] as ListedSession[];
+
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions, warnings: [] }, { home: '/home/u' });
+
+    expect(lines.find((l) => l.startsWith('blocked'))).toMatch(/ \(auth\)$/);
+    // NOW is 11:06 UTC: two hours later is the same day in every zone from UTC-11 to UTC+10.
+    expect(lines.find((l) => l.startsWith('done'))).toMatch(new RegExp(` \\(usage-limit until ${hhmm}\\) fix tests$`));
+  });
+
   it('never draws a line wider than the terminal', () => {
     const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [own('a', 'idle', { title: 'z'.repeat(200) })], warnings: [] }, { width: 40 });
 

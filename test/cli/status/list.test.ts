@@ -319,7 +319,7 @@ describe('agentwrap events', () => {
       ['claude-bbb', null, 'idle'],
       ['claude-bbb', 'idle', 'working'],
     ]);
-    expect(Object.keys(lines()[1] ?? {})).toEqual(['t', 'session', 'agent', 'from', 'to', 'winner', 'rule_id']);
+    expect(Object.keys(lines()[1] ?? {})).toEqual(['t', 'session', 'agent', 'from', 'to', 'winner', 'rule_id', 'reason']);
     expect(lines()[1]).toMatchObject({ agent: 'claude', winner: 'pack', rule_id: 'rule-blocked' });
     expect(readdirSync(sessionsDir).sort()).toEqual(['claude-aaa.json', 'claude-bbb.json']);
   });

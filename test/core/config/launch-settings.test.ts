@@ -24,6 +24,7 @@ describe('resolveLaunchSettings', () => {
     expect(settings).toEqual({
       notify: { value: false, source: { kind: 'default' } },
       onState: { value: undefined, source: { kind: 'default' } },
+      notifyUrl: { value: undefined, source: { kind: 'default' } },
       hooks: { value: true, source: { kind: 'default' } },
       record: { value: { kind: 'off' }, source: { kind: 'default' } },
     });

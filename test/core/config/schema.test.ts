@@ -13,6 +13,7 @@ describe('parseConfig', () => {
     const text = `# agentwrap defaults
 notify = true
 on_state = "notify-send agentwrap"
+notify_url = "https://ntfy.sh/my-agents"
 state_dir = "/run/user/1000/agent-status"
 record_dir = "~/agentwrap-recordings"
 record_keep = 20
@@ -29,12 +30,23 @@ claude = true
       config: {
         notify: { value: true, line: 2 },
         onState: { value: 'notify-send agentwrap', line: 3 },
-        stateDir: { value: '/run/user/1000/agent-status', line: 4 },
-        recordDir: { value: '/home/u/agentwrap-recordings', line: 5 },
-        recordKeep: { value: 20, line: 6 },
-        hooks: { codex: { value: false, line: 9 }, claude: { value: true, line: 10 } },
+        notifyUrl: { value: 'https://ntfy.sh/my-agents', line: 4 },
+        stateDir: { value: '/run/user/1000/agent-status', line: 5 },
+        recordDir: { value: '/home/u/agentwrap-recordings', line: 6 },
+        recordKeep: { value: 20, line: 7 },
+        hooks: { codex: { value: false, line: 10 }, claude: { value: true, line: 11 } },
       },
     });
+  });
+
+  it.each([
+    ['notify_url = "ftp://example.com/x"', `${PATH}:1: notify_url must be an http:// or https:// URL, got ftp:`],
+    ['notify_url = "ntfy.sh/topic"', `${PATH}:1: notify_url is not a URL (write it in full: https://ntfy.sh/your-topic)`],
+    ['notify_url = 3', `${PATH}:1: notify_url must be a string (an http:// or https:// URL), got an integer`],
+    ['notify_url = "file:///etc/passwd"', `${PATH}:1: notify_url must be an http:// or https:// URL, got file:`],
+    [`notify_url = "https://a.example/${'x'.repeat(2048)}"`, `${PATH}:1: notify_url is 2066 characters, more than the limit of 2048`],
+  ])('refuses a notify_url that is not an http(s) URL: %s', (text, expected) => {
+    expect(errorsOf(parseConfig(text, PATH, HOME))).toEqual([expected]);
   });
 
   it('an empty file is valid and sets nothing', () => {
@@ -49,7 +61,7 @@ claude = true
 
   it.each([
     ['notfy = true', `${PATH}:1: unknown key "notfy" (did you mean "notify"?)`],
-    ['\n\ncolour = "red"', `${PATH}:3: unknown key "colour" (known: notify, on_state, state_dir, record_dir, record_keep, hooks)`],
+    ['\n\ncolour = "red"', `${PATH}:3: unknown key "colour" (known: notify, on_state, notify_url, state_dir, record_dir, record_keep, hooks)`],
     ['notify = "yes"', `${PATH}:1: notify must be true or false, got a string`],
     ['on_state = ""', `${PATH}:1: on_state is empty (leave it out to run nothing)`],
     ['on_state = 3', `${PATH}:1: on_state must be a string (a shell command), got an integer`],

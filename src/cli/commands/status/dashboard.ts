@@ -35,7 +35,10 @@ import { buildView, type StatusSources } from '../../status-sources.js';
  */
 function withNewerEvent(session: HostedSession, event: StateChangeEvent | undefined): HostedSession {
   if (event === undefined || session.kind !== 'agentwrap' || session.host !== undefined || session.record.updated_at >= event.t) return session;
-  return { ...session, record: { ...session.record, state: event.to, state_since: event.t, stuck: false } };
+  const { reason: _old, ...record } = session.record;
+  // A change of cause alone (from = to) keeps the state's age.
+  const since = event.from === event.to ? record.state_since : event.t;
+  return { ...session, record: { ...record, state: event.to, state_since: since, stuck: false, ...(typeof event.reason === 'string' ? { reason: event.reason } : {}) } };
 }
 
 function toRow(session: HostedSession): DashboardRow {
@@ -47,13 +50,15 @@ function toRow(session: HostedSession): DashboardRow {
     agent: sanitizeTitle(session.record.source_cli, 64),
     cwd: sanitizeTitle(session.record.cwd ?? '', 512),
   };
-  if (session.kind !== 'agentwrap') return { ...common, state: undefined, stateSinceMs: undefined, stuck: false, title: '', control: undefined, tmux: undefined };
+  if (session.kind !== 'agentwrap') return { ...common, state: undefined, stateSinceMs: undefined, stuck: false, reason: undefined, until: undefined, title: '', control: undefined, tmux: undefined };
   const { record } = session;
   return {
     ...common,
     state: record.state,
     stateSinceMs: record.state_since,
     stuck: record.stuck,
+    reason: record.reason === undefined ? undefined : sanitizeTitle(record.reason, 64),
+    until: record.until,
     title: record.title ?? '',
     control: record.control === '' ? undefined : record.control,
     tmux: record.tmux,
@@ -105,7 +110,9 @@ export function runDashboard(sources: StatusSources): Promise<number> {
   const onTransition = (event: StateChangeEvent): void => {
     lastEvents.set(event.session, event);
     // Applied at once; the next re-read of the record agrees (or brings the title with it).
-    const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? { ...row, state: event.to, stateSinceMs: event.t, stuck: false } : row));
+    const reason = typeof event.reason === 'string' ? sanitizeTitle(event.reason, 64) : undefined;
+    const moved = (row: DashboardRow): DashboardRow => ({ ...row, state: event.to, stateSinceMs: event.from === event.to ? row.stateSinceMs : event.t, stuck: false, reason, until: reason === undefined ? undefined : row.until });
+    const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? moved(row) : row));
     setState(withRows(state, rows, state.hosts));
     traceTransition(traceFile, event);
   };

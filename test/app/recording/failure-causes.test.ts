@@ -1,0 +1,77 @@
+/**
+ * The causes of issue 33 on real recordings (recordings/<agent>/habitat-tmux/fail-*, made by the
+ * capture lab against its mock's failure modes, test/capture/failures.mjs): replayed through the
+ * bundled packs, each names the cause the person needs while the CLI shows it, with the state
+ * that says what to do (docs/errors.md).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadDefaultRegistry } from '../../../src/app/pack-registry.js';
+import { packForRecording, readRecordingFile } from '../../../src/app/recording/files.js';
+import { replayRecording } from '../../../src/app/recording/replay.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const registry = loadDefaultRegistry({});
+
+/** The published (state, reason) pairs over the recording, each once, in order. */
+async function causes(relativePath: string): Promise<string[]> {
+  const loaded = readRecordingFile(join(ROOT, relativePath));
+  const { pack } = packForRecording(registry, loaded, undefined);
+  const pairs: string[] = [];
+  await replayRecording(loaded.recording, {
+    pack,
+    keyInputAtS: loaded.driverInputAtS,
+    onTick: (_entry, { session }) => {
+      const { state, reason } = session.state.session;
+      const pair = `${state}${reason === undefined ? '' : ` ${reason}`}`;
+      if (pairs.at(-1) !== pair) pairs.push(pair);
+    },
+  });
+  return pairs;
+}
+
+const CASES: readonly (readonly [string, readonly string[]])[] = [
+  // Claude's first two retries say only "API error · retrying in 2s" (no cause yet); between them
+  // a request is in flight under a plain spinner; the turn then goes on and ends.
+  ['claude/habitat-tmux/fail-rate-limited-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'done']],
+  ['claude/habitat-tmux/fail-overloaded-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'done']],
+  // From the third try it names the cause: "Connection dropped (ECONNRESET) · retrying in 2s".
+  ['claude/habitat-tmux/fail-network-80x24', ['working', 'working api-error', 'working', 'working api-error', 'working', 'working network', 'working', 'done']],
+  ['claude/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['claude/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // "⎿  Invalid API key · Fix external API key" under the prompt: the person must log in.
+  ['claude/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // Codex names a retried 429 and 401 under its status row from the first try; a 503 and a reset
+  // connection it retries under a plain "Working" row, so there is no cause to read.
+  ['codex/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'done']],
+  ['codex/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['codex/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['codex/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['codex/habitat-tmux/fail-auth-80x24', ['working', 'working auth', 'blocked auth']],
+  ['codex/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Gemini retries 429s, 503s and resets silently under "Thinking..." (for up to 45 s): no cause to
+  // read. A used-up quota is its "Usage limit reached … Keep trying / Stop" dialog.
+  ['gemini/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['gemini/habitat-tmux/fail-usage-limit-80x24', ['working', 'blocked usage-limit']],
+  ['gemini/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['gemini/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Qwen Code: "✕ [API Error: 401 Incorrect API key provided: …] (Press Ctrl+Y to retry)".
+  ['qwen/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['qwen/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+];
+
+describe('failure causes on the recordings', () => {
+  it.each(CASES)('%s publishes %j', async (name, expected) => {
+    const file = `recordings/${name}.cast`;
+    expect(existsSync(join(ROOT, file))).toBe(true);
+    const pairs = await causes(file);
+    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause).
+    const end = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
+    const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
+    expect(pairs.slice(start, end + 1)).toEqual(expected);
+  });
+});

@@ -1,0 +1,64 @@
+// Scenarios for the model API's refusals (issue 33, "Error sub-states"): one per cause of
+// failures.mjs, each written so its labels follow from what the mock did and what the person must
+// do (docs/capture.md, "Failure scenarios"):
+//
+//   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
+//                     Gemini asks "Keep trying / Stop": blocked
+//   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
+//   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
+//   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
+//   fail-network      three connection resets, then an answer                    -> working throughout, idle
+//   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done)
+
+const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
+
+const PROMPTS = ['what does app.js do?', 'describe app.js', 'summarize the notes'];
+
+/**
+ * A turn the mock refuses on every request (`sticky`): it ends on the refusal, in `state` (a
+ * function of the agent where CLIs differ).
+ */
+function refusedTurn(failure, stateOf) {
+  return {
+    vary: (rng, agent) => ({
+      script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true }],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, PROMPTS) },
+        { do: 'turn_end', state: typeof stateOf === 'function' ? stateOf(agent) : stateOf, capMs: 90_000 },
+        { do: 'idle', ms: 4000 },
+      ],
+    }),
+  };
+}
+
+/** A turn the mock refuses `times` times, retried by the CLI on its own, then answers. */
+function retriedTurn(failure, times) {
+  return {
+    vary: (rng) => ({
+      script: [
+        ...Array.from({ length: times }, () => ({ think: 300, failure, retryable: true })),
+        { think: 600 + Math.floor(rng() * 400), text: 'Sorry for the wait: app.js has one function, add(a, b).', chunkMs: 40 },
+      ],
+      actions: [
+        { do: 'idle', ms: 1000 },
+        { do: 'prompt', text: pick(rng, PROMPTS) },
+        { do: 'turn_end', capMs: 120_000 },
+        { do: 'idle', ms: 3000 },
+      ],
+    }),
+  };
+}
+
+export const FAILURE_SCENARIOS = {
+  // Gemini CLI 0.61.0 answers a used-up quota with a dialog ("Usage limit reached for all Pro
+  // models … ● 1. Keep trying  2. Stop"): the person must choose, so it ends blocked.
+  // Qwen Code 0.24.4 retries chat's insufficient_quota for more than 80 s under its spinner, longer
+  // than the driver's 8 s retry wait: its recording would be labelled done while it still works.
+  'fail-usage-limit': refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle')),
+  'fail-rate-limited': retriedTurn('rate-limited', 2),
+  'fail-overloaded': retriedTurn('overloaded', 2),
+  'fail-auth': refusedTurn('auth', 'blocked'),
+  'fail-network': retriedTurn('network', 3),
+  'fail-api-error': refusedTurn('api-error', 'idle'),
+};

@@ -1,0 +1,47 @@
+/**
+ * Offline tests of the capture lab's failure modes (failures.mjs, served by mock.mjs): each cause
+ * in each dialect's own shape, as the CLIs' clients read it.
+ */
+import { describe, expect, it } from 'vitest';
+import { FAILURES, failureAnswer } from './failures.mjs';
+import { startMock } from './mock.mjs';
+
+const NOW = Date.UTC(2026, 11, 7, 21, 30);
+
+describe('failure answers', () => {
+  it('a usage limit carries its reset in each dialect\'s own field', () => {
+    const reset = Math.round((NOW + 3_600_000) / 1000);
+    const anthropic = failureAnswer('anthropic', 'usage-limit', { nowMs: NOW, resetInMs: 3_600_000 });
+    const responses = failureAnswer('responses', 'usage-limit', { nowMs: NOW, resetInMs: 3_600_000 });
+    const gemini = failureAnswer('gemini', 'usage-limit', { nowMs: NOW, resetInMs: 3_600_000 });
+
+    expect(anthropic).toMatchObject({ status: 429, headers: { 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': String(reset) } });
+    expect(responses).toMatchObject({ status: 429, body: { error: { type: 'usage_limit_reached', resets_at: reset, resets_in_seconds: 3600 } } });
+    expect(gemini.body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' });
+  });
+
+  it.each(['anthropic', 'responses', 'chat', 'gemini'])('%s: every cause is an HTTP error but network, which is no answer at all', (api) => {
+    const statuses = FAILURES.map((failure) => failureAnswer(api, failure, { nowMs: NOW }));
+    expect(statuses.map((a) => ('drop' in a ? 'drop' : a.status))).toEqual([429, 429, api === 'anthropic' ? 529 : 503, 401, 'drop', 400]);
+    expect(failureAnswer(api, 'rate-limited', { nowMs: NOW }).headers?.['retry-after']).toBe('2');
+  });
+
+  it('the mock serves a failure step and resets the connection for network', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ failure: 'auth' }, { failure: 'network' }, { text: 'ok', chunkMs: 0 }]);
+      const post = () => fetch(`${mock.baseUrl}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools: [{ name: 'Bash' }] }) });
+
+      const refused = await post();
+      expect([refused.status, refused.headers.get('x-should-retry'), await refused.json()]).toEqual([401, 'false', { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }]);
+      await expect(post()).rejects.toThrow();
+      const answered = await post();
+      // The whole stream, so its stream_end is logged before the events are read.
+      await answered.text();
+      expect(answered.status).toBe(200);
+      expect(mock.events.filter((e) => e.type === 'stream_end').map((e) => e.error ?? null)).toEqual([401, 'network', null]);
+    } finally {
+      await mock.close();
+    }
+  });
+});
