@@ -14,6 +14,8 @@ import { CliError } from './errors.js';
 import { explainToJson, renderExplainText, type ExplainReport } from './render/explain.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render/ticks.js';
 import type { VersionStatus } from '../core/packs/versions.js';
+import { parseDialogField } from '../core/records/dialog-field.js';
+import type { RemoteInputNote } from '../app/live/remote-input.js';
 
 /** What live-session.ts answers to `explain` (JSON over the socket). */
 export interface ExplainPayload {
@@ -35,6 +37,24 @@ export interface ExplainPayload {
   readonly ticks: readonly TickLogEntry[];
   /** Absent from sessions started by an agentwrap before it had one. */
   readonly mirror?: MirrorReport;
+  /** The blocked dialog as the pack reads it now (docs/answer.md); absent from older sessions. */
+  readonly dialog?: unknown;
+  /** Answers and prompts typed in from elsewhere, oldest first (app/live/remote-input.ts). */
+  readonly remote_input?: unknown;
+}
+
+/** The answers and prompts a session noted, as far as they are well formed (the payload is another process's). */
+function remoteInputNotes(value: unknown): RemoteInputNote[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (n): n is RemoteInputNote =>
+      typeof n === 'object' && n !== null && typeof n.t === 'number' && (n.kind === 'answer' || n.kind === 'prompt') && typeof n.user === 'string' && typeof n.via === 'string' && typeof n.from === 'string' && typeof n.sent === 'boolean' && typeof n.detail === 'string',
+  );
+}
+
+function renderRemoteInput(note: RemoteInputNote): string {
+  const who = `${note.user === '' ? '?' : note.user}${note.uid === null ? '' : ` (uid ${note.uid})`} via ${note.via}${note.from === '' ? '' : ` from ${note.from}`}`;
+  return `  ${new Date(note.t).toISOString()} ${note.kind} ${note.sent ? 'sent' : 'refused'} — ${who}: ${note.detail}`;
 }
 
 /** How output reached the terminal and what the screen mirror made of it (live-session.ts). */
@@ -106,6 +126,8 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         ticks: recent.map((e) => tickEntryToJson(e, payload.clock_start_ms)),
         pack: report === undefined ? null : explainToJson(report),
         mirror: payload.mirror ?? null,
+        dialog: parseDialogField(payload.dialog) ?? null,
+        remote_input: remoteInputNotes(payload.remote_input),
       },
       2,
     )}\n`;
@@ -118,6 +140,10 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   for (const note of payload.pack_notes) lines.push(`pack note: ${note}`);
   if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
+  const dialog = parseDialogField(payload.dialog);
+  if (dialog !== undefined) lines.push(`dialog ${dialog.digest}: ${dialog.question} ${dialog.options.map((o, i) => `${i + 1}. ${o}`).join('  ')}`);
+  const notes = remoteInputNotes(payload.remote_input);
+  if (notes.length > 0) lines.push('answers and prompts from elsewhere:', ...notes.map(renderRemoteInput));
   lines.push('');
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`, payload.clock_start_ms));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');

@@ -79,3 +79,14 @@ export const CONFIG_FILE_MAX_BYTES = 1 * MIB;
 
 /** Largest screen file `status explain --file` reads: a 500×300 screen of 4-byte characters is 600 KB. */
 export const SCREEN_FILE_MAX_BYTES = 4 * MIB;
+
+// ── answers and prompts from elsewhere (agentwrap answer / send, the dashboards) ─────────────
+
+/**
+ * Longest prompt `agentwrap send` types into an agent, in characters: a long pasted task is a
+ * few KB; past this the request is refused, not cut (a cut prompt is a different prompt).
+ */
+export const REMOTE_PROMPT_MAX_CHARS = 16 * KIB;
+
+/** Answers and prompts kept in a session's explain history (`status explain`), newest last. */
+export const REMOTE_INPUT_NOTES_MAX = 50;

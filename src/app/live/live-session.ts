@@ -8,6 +8,7 @@
  *   tick-loop.ts        the one timer that drives the detector
  *   recording-tap.ts    --record
  *   control-handlers.ts what the control socket answers
+ *   remote-input.ts     answers and prompts typed in from elsewhere (agentwrap answer / send)
  *   metadata-expiry.ts  republish when reported metadata runs out
  *   publishing.ts       control socket + store + first record
  *   signals-out.ts      the state to the terminal (OSC 7501, 9;4) and the tmux pane's options
@@ -32,6 +33,8 @@ import type { StateChangeEvent } from '../control/socket.js';
 import type { EarlyControl } from '../control/early.js';
 import type { LaunchedSession } from '../launch/launch.js';
 import { controlHandlers } from './control-handlers.js';
+import { createRemoteInput } from './remote-input.js';
+import type { LiveDialog } from '../../core/dialog/digest.js';
 import { MetadataExpiry } from './metadata-expiry.js';
 import { createNotifier } from './notifier.js';
 import { createProcessSource } from './process-source.js';
@@ -116,7 +119,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const detectorStartMs = clock.nowMs();
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
-  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify });
+  const dialog = (): LiveDialog | undefined => remoteInput.liveDialog();
+  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, dialog });
   const detector = new DetectorSession({
     clock,
     screen,
@@ -187,18 +191,10 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   ];
   loop.arm();
 
+  const remoteInput = createRemoteInput({ detector, writeAgent: (data) => launched.writeAgent(data), wallMs: () => clock.wallMs(), onTyped: () => loop.poke(), uid: process.getuid?.() ?? null });
   const metadataExpiry = new MetadataExpiry(clock, () => reporter.nextMetadataExpiryMs(), () => publisher.publish(detector.state));
   const handlers = controlHandlers({
-    screenFeed,
-    identity,
-    detector,
-    screen,
-    launched,
-    registry,
-    reporter,
-    publisher,
-    agentVersion,
-    versionNote,
+    ...{ screenFeed, remoteInput, identity, detector, screen, launched, registry, reporter, publisher, agentVersion, versionNote },
     reporterAbsence: options.reporterAbsence,
     nowMs: () => clock.nowMs(),
     onReport: (params) => {

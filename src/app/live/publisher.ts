@@ -12,6 +12,8 @@ import type { DetectorState } from '../../core/detector/tick.js';
 import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import { StateHistory, type StateHistorySnapshot } from '../../core/records/state-history.js';
 import type { AgentState } from '../../core/types.js';
+import type { LiveDialog } from '../../core/dialog/digest.js';
+import { publishedDialog } from '../../core/records/dialog-field.js';
 import type { StateChangeEvent } from '../control/socket.js';
 import type { Reporter } from '../reporters/reporter.js';
 import type { SessionStore } from '../sessions/store.js';
@@ -48,6 +50,8 @@ export interface PublisherOptions {
   readonly onStateChange?: ((event: StateChangeEvent, entry: TickLogEntry) => void) | undefined;
   /** Called for a published blocked or done (notifier.ts). */
   readonly notify: (state: AgentState, entry: TickLogEntry) => void;
+  /** The blocked dialog on screen now (remote-input.ts), published with a blocked state. */
+  readonly dialog?: () => LiveDialog | undefined;
 }
 
 export class Publisher {
@@ -62,6 +66,8 @@ export class Publisher {
   /** The title as last published: a new title alone must still reach the record. */
   private publishedTitle: string | undefined;
   private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
+  /** The dialog digest as last published: a new dialog under the same blocked state is republished at once. */
+  private publishedDialogDigest: string | undefined;
 
   constructor(private readonly options: PublisherOptions) {
     this.history = new StateHistory(options.identity.startedWallMs);
@@ -78,6 +84,8 @@ export class Publisher {
     const agentVersion = identity.agentVersion ?? reported.agentVersion;
     const toWallMs = (detectorMs: number): number => identity.startedWallMs + (detectorMs - identity.detectorStartMs);
     const d = state.disagreement;
+    const dialog = s.state === 'blocked' ? this.readDialog() : undefined;
+    this.publishedDialogDigest = dialog?.digest;
     return createSessionRecord({
       sourceCli: identity.sourceCli,
       sessionId: identity.sessionId,
@@ -103,7 +111,17 @@ export class Publisher {
       ...(isLastingDisagreement(d, clock.nowMs())
         ? { disagreement: { reported: d.reported, screen: d.screen, rule_id: d.ruleId ?? null, since: toWallMs(d.sinceMs) } }
         : {}),
+      ...(dialog === undefined ? {} : { dialog: publishedDialog(dialog) }),
     });
+  }
+
+  /** The dialog, or undefined when reading it failed: a pack's dialog table must never stop a publish. */
+  private readDialog(): LiveDialog | undefined {
+    try {
+      return this.options.dialog?.();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Writes the record for `state` (once the store is open); failures are the store's to report. */
@@ -114,7 +132,8 @@ export class Publisher {
   /** The detector's onChange: write the record, and announce a change of the published state. */
   onChange(state: DetectorState, entry: TickLogEntry): void {
     const to = state.session.state;
-    this.publish(state);
+    const record = this.record(state);
+    if (this.store !== undefined) void this.store.publish(record);
     if (to === this.lastPublishedState) return;
     const { identity, clock } = this.options;
     const event: StateChangeEvent = {
@@ -125,6 +144,7 @@ export class Publisher {
       to,
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
+      ...(record.dialog === undefined ? {} : { dialog: record.dialog }),
     };
     this.lastPublishedState = to;
     this.history.add({ t: event.t, to });
@@ -138,6 +158,11 @@ export class Publisher {
     const store = this.store;
     if (store === undefined) return;
     void store.refreshIfDue();
+    // Another dialog under the same blocked state (the next tool call's): its options must not wait.
+    if (!changed && state.session.state === 'blocked' && this.readDialog()?.digest !== this.publishedDialogDigest) {
+      void store.publish(this.record(state));
+      return;
+    }
     if (!changed && this.options.screen.evidence().title?.text !== this.publishedTitle && nowMs - this.titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
       this.titlePublishedAtMs = nowMs;
       void store.publish(this.record(state));

@@ -39,13 +39,13 @@ type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
 
 function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowMs: number): StateChangeEvent {
   const { record } = session;
-  return { t: nowMs, session: session.key, agent: record.source_cli, from, to: record.state, winner: record.winner, rule_id: record.rule_id };
+  return { t: nowMs, session: session.key, agent: record.source_cli, from, to: record.state, winner: record.winner, rule_id: record.rule_id, ...(record.dialog === undefined ? {} : { dialog: record.dialog }) };
 }
 
 /** Field order fixed as documented, whatever order the session sent. */
 function formatEvent(event: StateChangeEvent, host?: string): string {
-  const { t, session, agent, from, to, winner, rule_id } = event;
-  return `${toJson({ t, session, agent, from, to, winner, rule_id, ...(host === undefined ? {} : { host }) })}\n`;
+  const { t, session, agent, from, to, winner, rule_id, dialog } = event;
+  return `${toJson({ t, session, agent, from, to, winner, rule_id, ...(dialog === undefined ? {} : { dialog }), ...(host === undefined ? {} : { host }) })}\n`;
 }
 
 interface Tracked {

@@ -161,7 +161,9 @@ function sessionLine(session: HostedSession, nowMs: number, home: string | undef
     const { record } = session;
     // Reported display metadata (`agentwrap report-metadata`) follows the title, as key=value.
     const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
-    const title = [record.stuck ? '(stuck)' : '', record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
+    // A blocked session's dialog comes first: its options are what `agentwrap answer` takes.
+    const dialog = record.dialog === undefined ? '' : `${clean(record.dialog.question, 120)} [${record.dialog.options.map((o, i) => `${i + 1} ${clean(o, 40)}`).join(' | ')}]`;
+    const title = [record.stuck ? '(stuck)' : '', dialog, record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
     return `${padToCells(record.state, 8)} ${padToCells(formatAge(nowMs - record.state_since), 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${title}`.trimEnd();
   }
   const { record } = session;
