@@ -96,6 +96,44 @@ pre#screen{background:#111827;color:#e5e7eb;padding:8px;margin:0;overflow:auto;f
 .act-result{font-size:12px;color:#374151;margin:4px 0 0}.act-result.err{color:#991b1b}
 `;
 
+/** The answer buttons and the prompt box, inside SCRIPT's closure (it reads view, selected and url). */
+const ACT_SCRIPT = `
+  // Answer and prompt (cli/web/actions.ts): POSTed as JSON to this page's own origin.
+  var shownAct = '';
+  function act(path, body){
+    var result = document.getElementById('act-result');
+    result.className = 'act-result'; result.textContent = 'sending…';
+    fetch(url(path), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+      .then(function(r){ return r.json().then(function(j){ return { ok: r.ok, j: j }; }); })
+      .then(function(x){ result.className = x.ok ? 'act-result' : 'act-result err'; result.textContent = x.ok ? (x.j.label ? 'answered: ' + x.j.label : 'sent') : x.j.error; })
+      .catch(function(e){ result.className = 'act-result err'; result.textContent = String(e); });
+  }
+  function renderAct(){
+    var s = null; view.sessions.forEach(function(x){ if (x.key === selected && x.agentwrap) s = x; });
+    var box = document.getElementById('act'), options = document.getElementById('options'), form = document.getElementById('prompt-form');
+    var d = s && s.state === 'blocked' ? s.record.dialog : null;
+    var mode = !s ? '' : d ? 'dialog ' + s.key + ' ' + d.digest : (s.state === 'idle' || s.state === 'done') ? 'prompt ' + s.key : '';
+    if (mode === shownAct) return;
+    shownAct = mode;
+    box.hidden = mode === '';
+    document.getElementById('act-result').textContent = '';
+    while (options.firstChild) options.removeChild(options.firstChild);
+    document.getElementById('question').textContent = d ? d.question : '';
+    form.hidden = !(s && !d && mode !== '');
+    if (!d) return;
+    d.options.forEach(function(label, i){
+      var b = document.createElement('button'); b.type = 'button'; b.id = 'option-' + (i + 1); b.textContent = (i + 1) + '. ' + label;
+      b.addEventListener('click', function(){ act('/api/answer', { key: s.key, option: i + 1, digest: d.digest }); });
+      options.appendChild(b);
+    });
+  }
+  document.getElementById('prompt-form').addEventListener('submit', function(e){
+    e.preventDefault();
+    var input = document.getElementById('prompt');
+    if (selected && input.value.trim() !== '') { act('/api/send', { key: selected, text: input.value }); input.value = ''; }
+  });
+`;
+
 // Plain ES5-ish script on purpose (as the eval report's): no build step, any browser.
 const SCRIPT = `
 (function(){
@@ -174,41 +212,7 @@ const SCRIPT = `
       if (key === selected) showScreen(key, c);
     }).catch(function(){});
   }
-  // Answer and prompt (cli/web/actions.ts): POSTed as JSON to this page's own origin.
-  var shownAct = '';
-  function act(path, body){
-    var result = document.getElementById('act-result');
-    result.className = 'act-result'; result.textContent = 'sending…';
-    fetch(url(path), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
-      .then(function(r){ return r.json().then(function(j){ return { ok: r.ok, j: j }; }); })
-      .then(function(x){ result.className = x.ok ? 'act-result' : 'act-result err'; result.textContent = x.ok ? (x.j.label ? 'answered: ' + x.j.label : 'sent') : x.j.error; })
-      .catch(function(e){ result.className = 'act-result err'; result.textContent = String(e); });
-  }
-  function renderAct(){
-    var s = null; view.sessions.forEach(function(x){ if (x.key === selected && x.agentwrap) s = x; });
-    var box = document.getElementById('act'), options = document.getElementById('options'), form = document.getElementById('prompt-form');
-    var d = s && s.state === 'blocked' ? s.record.dialog : null;
-    var mode = !s ? '' : d ? 'dialog ' + s.key + ' ' + d.digest : (s.state === 'idle' || s.state === 'done') ? 'prompt ' + s.key : '';
-    if (mode === shownAct) return;
-    shownAct = mode;
-    box.hidden = mode === '';
-    document.getElementById('act-result').textContent = '';
-    while (options.firstChild) options.removeChild(options.firstChild);
-    document.getElementById('question').textContent = d ? d.question : '';
-    form.hidden = !(s && !d && mode !== '');
-    if (!d) return;
-    d.options.forEach(function(label, i){
-      var b = document.createElement('button'); b.type = 'button'; b.id = 'option-' + (i + 1); b.textContent = (i + 1) + '. ' + label;
-      b.addEventListener('click', function(){ act('/api/answer', { key: s.key, option: i + 1, digest: d.digest }); });
-      options.appendChild(b);
-    });
-  }
-  document.getElementById('prompt-form').addEventListener('submit', function(e){
-    e.preventDefault();
-    var input = document.getElementById('prompt');
-    if (selected && input.value.trim() !== '') { act('/api/send', { key: selected, text: input.value }); input.value = ''; }
-  });
-  function onView(next){
+${ACT_SCRIPT}  function onView(next){
     view = next;
     clockOffset = view.now - Date.now();
     render();
