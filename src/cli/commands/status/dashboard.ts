@@ -23,7 +23,7 @@ import { carryOutAction } from '../../dashboard/actions.js';
 import { createTransitionFeeds } from '../../dashboard/feeds.js';
 import { decodeKeys } from '../../dashboard/keys.js';
 import { frameUpdate, msUntilAgesChange, renderFrame, type Frame } from '../../dashboard/layout.js';
-import { applyKey, initialState, selectedRow, withRows, type DashboardRow, type DashboardState } from '../../dashboard/model.js';
+import { applyKey, applyPromptInput, initialState, selectedRow, withRows, type DashboardRow, type DashboardState } from '../../dashboard/model.js';
 import { createSessionPreview } from '../../dashboard/preview.js';
 import { scheduleRereads } from '../../dashboard/rereads.js';
 import { DashboardTerminal } from '../../dashboard/terminal.js';
@@ -57,6 +57,7 @@ function toRow(session: HostedSession): DashboardRow {
     title: record.title ?? '',
     control: record.control === '' ? undefined : record.control,
     tmux: record.tmux,
+    dialog: record.dialog,
   };
 }
 
@@ -105,7 +106,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
   const onTransition = (event: StateChangeEvent): void => {
     lastEvents.set(event.session, event);
     // Applied at once; the next re-read of the record agrees (or brings the title with it).
-    const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? { ...row, state: event.to, stateSinceMs: event.t, stuck: false } : row));
+    const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? { ...row, state: event.to, stateSinceMs: event.t, stuck: false, dialog: event.dialog } : row));
     setState(withRows(state, rows, state.hosts));
     traceTransition(traceFile, event);
   };
@@ -117,6 +118,13 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     setState(withRows(state, rows, view.hosts ?? []));
   };
   const onInput = (text: string): void => {
+    // A prompt being typed takes the keys as text, until Enter sends it or Esc closes it.
+    if (state.prompt !== undefined) {
+      const result = applyPromptInput(state, text);
+      setState(result.state);
+      carryOutAction(result.action, { say: (message) => setState({ ...state, message }), quit: finish });
+      return;
+    }
     for (const key of decodeKeys(text)) {
       const result = applyKey(state, key);
       setState(result.state);
