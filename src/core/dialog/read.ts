@@ -31,8 +31,9 @@ function matchLine(pattern: string, line: string): RegExpExecArray | null {
 }
 
 interface OptionRead {
-  label: string;
-  key: string | undefined;
+  /** The option's own row, and its wrapped rows (their continuation groups). */
+  readonly line: string;
+  readonly wrapped: string[];
 }
 
 /** The last run of option lines (with their continuation lines) and the row it starts on. */
@@ -40,22 +41,33 @@ function lastOptionRun(lines: readonly string[], spec: DialogSpec): { start: num
   let run: { start: number; options: OptionRead[] } | undefined;
   let current: { start: number; options: OptionRead[] } | undefined;
   lines.forEach((line, row) => {
-    const option = matchLine(spec.option, line);
-    if (option !== null) {
+    if (matchLine(spec.option, line) !== null) {
       current ??= { start: row, options: [] };
-      current.options.push({ label: option.groups?.['label'] ?? '', key: option.groups?.['key'] });
+      current.options.push({ line, wrapped: [] });
       run = current;
       return;
     }
     const previous = current?.options[current.options.length - 1];
     const continued = previous === undefined || spec.continuation === undefined || isBlank(line) ? null : matchLine(spec.continuation, line);
     if (previous !== undefined && continued !== null) {
-      previous.label += ` ${continued[1] ?? continued[0]}`;
+      previous.wrapped.push(continued[1] ?? continued[0]);
       return;
     }
     current = undefined;
   });
   return run;
+}
+
+/**
+ * An option's label and key. A wrapped option is read again joined into one line, so a key the
+ * agent shows at its end (Codex's "(p)" on the second row at 80 columns) is still found.
+ */
+function optionParts(option: OptionRead, spec: DialogSpec): { label: string; key: string | undefined } {
+  const joined = option.wrapped.length === 0 ? null : matchLine(spec.option, `${option.line.trimEnd()} ${option.wrapped.join(' ')}`);
+  if (joined !== null) return { label: joined.groups?.['label'] ?? '', key: joined.groups?.['key'] };
+  const own = matchLine(spec.option, option.line);
+  const label = [own?.groups?.['label'] ?? '', ...option.wrapped].join(' ');
+  return { label, key: own?.groups?.['key'] };
 }
 
 function readOne(spec: DialogSpec, lines: readonly string[]): LiveDialog | undefined {
@@ -67,7 +79,7 @@ function readOne(spec: DialogSpec, lines: readonly string[]): LiveDialog | undef
     if (found !== null) question = found[1] ?? found[0];
   }
   if (question === undefined) return undefined;
-  const read = run.options.slice(0, DIALOG_MAX_OPTIONS);
+  const read = run.options.slice(0, DIALOG_MAX_OPTIONS).map((option) => optionParts(option, spec));
   const options = read.map((option) => clean(option.label, DIALOG_LABEL_MAX_UNITS));
   const keys = read.map((option, i) => keysFor(spec.keys, i + 1, option.key) ?? '');
   const shown = clean(question, DIALOG_QUESTION_MAX_UNITS);

@@ -60,6 +60,24 @@ describe('reading a dialog from a recorded screen', () => {
     expect(dialog?.keys).toEqual(['y', 'p', '\x1b']);
   });
 
+  it("Codex: a wrapped option is read joined, its shortcut from the option's second row (plain-256-deny-80x24.cast)", () => {
+    const dialog = dialogOn('codex', 'fixtures/codex/blocked_command-approval_plain-256-deny-80x24.txt');
+
+    expect(dialog?.options).toEqual([
+      'Yes, proceed',
+      "Yes, and don't ask again for commands that start with `rm -f notes.txt README.md`",
+      'No, and tell Codex what to do differently',
+    ]);
+    expect(dialog?.keys).toEqual(['y', 'p', '\x1b']);
+  });
+
+  it('Codex: options that show no shortcut are offered, but have no keys to type (plan-120x40.cast)', () => {
+    const dialog = dialogOn('codex', 'fixtures/codex/blocked_implement-plan_plan-120x40.txt');
+
+    expect(dialog?.question).toBe('Implement this plan?');
+    expect(dialog?.keys.every((k) => k === '')).toBe(true);
+  });
+
   it('Gemini: the question inside the box and its three options (approve-80x24.cast at 11 s)', () => {
     const dialog = dialogOn('gemini', 'fixtures/gemini/blocked_tool-approval_approve-80x24.txt');
 
