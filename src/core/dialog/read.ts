@@ -21,8 +21,10 @@ export const DIALOG_LABEL_MAX_UNITS = 200;
 /** Screen text as published: terminal-safe, runs of spaces collapsed, bounded. */
 function clean(text: string, maxUnits: number): string {
   const safe = forTerminal(text).replace(/\s{2,}/g, ' ').trim();
+  if (safe.length <= maxUnits) return safe;
   // Cut on a code point, never inside a surrogate pair.
-  return safe.length <= maxUnits ? safe : [...safe.slice(0, maxUnits)].slice(0, -1).join('').trimEnd();
+  const cut = safe.slice(0, maxUnits);
+  return (/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut).trimEnd();
 }
 
 function matchLine(pattern: string, line: string): RegExpExecArray | null {

@@ -139,4 +139,14 @@ describe('which dialog is live', () => {
     expect(dialog?.options[0]).toBe('Yes now');
     expect(dialog?.options[1]).toBe('x'.repeat(40));
   });
+
+  it('a label past its bound is cut at the bound, on a code point, never inside a surrogate pair', () => {
+    const spec = { id: 'd', rules: [], region: { kind: 'screen' } as const, question: '^(.*\\?)$', option: '^(?P<key>[1-9])\\. (?P<label>.+)$', keys: '{key}', description: undefined, line: undefined };
+    const label = `${'x'.repeat(199)}😀 and more`;
+
+    const dialog = readDialog({ dialogs: [spec], promptCarets: [] }, inputOf(['Proceed?', `1. ${label}`, `2. ${'y'.repeat(250)}`]), null);
+
+    expect(dialog?.options[0]).toBe('x'.repeat(199));
+    expect(dialog?.options[1]).toBe('y'.repeat(200));
+  });
 });
