@@ -88,5 +88,14 @@ export const SCREEN_FILE_MAX_BYTES = 4 * MIB;
  */
 export const REMOTE_PROMPT_MAX_CHARS = 16 * KIB;
 
+/**
+ * A blocked dialog read from the agent's screen (core/dialog/read.ts) and published in the
+ * record: options per dialog (a real one has 2–5; the dashboards choose 1–9 with a digit) and
+ * UTF-16 units of its question and of each label (a wrapped label is joined first).
+ */
+export const DIALOG_MAX_OPTIONS = 9;
+export const DIALOG_QUESTION_MAX_UNITS = 300;
+export const DIALOG_LABEL_MAX_UNITS = 200;
+
 /** Answers and prompts kept in a session's explain history (`status explain`), newest last. */
 export const REMOTE_INPUT_NOTES_MAX = 50;

@@ -9,14 +9,10 @@ import { packRegex } from '../packs/regex.js';
 import { analyzeScreen, extractRegion, isBlank, type PackInput } from '../packs/regions.js';
 import type { DialogSpec, Pack } from '../packs/types.js';
 import { forTerminal } from '../text/sanitize.js';
+import { DIALOG_LABEL_MAX_UNITS, DIALOG_MAX_OPTIONS, DIALOG_QUESTION_MAX_UNITS } from '../input-bounds.js';
 import { dialogDigest, type LiveDialog } from './digest.js';
 import { keysFor } from './keys.js';
 
-/** Options read per dialog; a real one has 2–5. */
-export const DIALOG_MAX_OPTIONS = 9;
-/** UTF-16 units of a question and of an option label (a wrapped label is joined first). */
-export const DIALOG_QUESTION_MAX_UNITS = 300;
-export const DIALOG_LABEL_MAX_UNITS = 200;
 
 /** Screen text as published: terminal-safe, runs of spaces collapsed, bounded. */
 function clean(text: string, maxUnits: number): string {

@@ -4,7 +4,7 @@
  * can say which dialog it answers. Screen text, so it is made safe and bounded when written and
  * again when read back (another writer, or a hand-edited file, may have put anything there).
  */
-import { DIALOG_LABEL_MAX_UNITS, DIALOG_MAX_OPTIONS, DIALOG_QUESTION_MAX_UNITS } from '../dialog/read.js';
+import { DIALOG_LABEL_MAX_UNITS, DIALOG_MAX_OPTIONS, DIALOG_QUESTION_MAX_UNITS } from '../input-bounds.js';
 import type { LiveDialog } from '../dialog/digest.js';
 import { sanitizeTitle } from './session-record.js';
 
