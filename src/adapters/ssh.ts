@@ -37,6 +37,11 @@ export interface RemoteRun {
 
 const PLAIN_WORD = /^[A-Za-z0-9_.-]+$/;
 
+/** `word` as one POSIX shell word: as it is when plain, else single-quoted. */
+export function shellWord(word: string): string {
+  return PLAIN_WORD.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The program and arguments that run `agentwrap <args>` on `target.host`. */
 export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[], remoteEnv: RemoteRun['env'] = {}): { file: string; args: string[] } {
   const assignments = Object.entries(remoteEnv).map(([name, value]) => {
@@ -44,7 +49,8 @@ export function sshCommand(target: SshTarget, agentwrapArgs: readonly string[], 
     return `${name}=${value}`;
   });
   const prefix = assignments.length === 0 ? [] : ['env', ...assignments];
-  const remote = [...prefix, target.env['AGENTWRAP_REMOTE_COMMAND'] ?? 'agentwrap', ...agentwrapArgs].join(' ');
+  // The far side's shell reads the line: a word that is not plain (a prompt for `send`) is quoted.
+  const remote = [...prefix, target.env['AGENTWRAP_REMOTE_COMMAND'] ?? 'agentwrap', ...agentwrapArgs.map(shellWord)].join(' ');
   const options = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${SSH_CONNECT_TIMEOUT_S}`, '-T', '--', target.host, remote];
   const custom = target.env['AGENTWRAP_SSH_COMMAND'];
   if (custom === undefined || custom.trim() === '') return { file: 'ssh', args: options };

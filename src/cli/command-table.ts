@@ -77,6 +77,12 @@ export const COMMANDS = {
     },
   },
   ack: { summary: 'mark a session seen (done → idle)', args: 'session', options: NO_OPTIONS },
+  answer: {
+    summary: "choose an option of a session's dialog",
+    args: 'session',
+    options: { host: WORD, dialog: WORD, from: WORD },
+  },
+  send: { summary: 'type a prompt into a waiting session', args: 'session', options: { force: FLAG, host: WORD, from: WORD } },
   events: { summary: 'NDJSON stream of transitions', options: { host: { type: 'string', multiple: true } } },
   dashboard: { summary: 'local web dashboard on 127.0.0.1', options: { port: WORD } },
   report: {

@@ -16,6 +16,8 @@ const MODULES: Readonly<Record<string, () => Promise<{ main: CommandMain }>>> = 
   run: () => import('./commands/run.js'),
   status: () => import('./commands/status/status.js'),
   ack: () => import('./commands/ack.js'),
+  answer: () => import('./commands/answer.js'),
+  send: async () => ({ main: (await import('./commands/answer.js')).sendMain }),
   events: () => import('./commands/events.js'),
   dashboard: () => import('./commands/dashboard.js'),
   report: () => import('./commands/report.js'),
@@ -42,6 +44,8 @@ export const USAGE = `usage:
   agentwrap status explain <session>|--file SCREEN [--agent A] [--json]
   agentwrap status capture <session> [--out DIR]
   agentwrap ack <session>
+  agentwrap answer <session> <option> [--host H]   choose an option of a blocked session's dialog
+  agentwrap send <session> <text…> [--force] [--host H]   type a prompt into a waiting session
   agentwrap events [--host H]…
   agentwrap dashboard [--port N]              live web dashboard on 127.0.0.1 (prints its URL)
   agentwrap report <event> [--session ID] [--json PAYLOAD|-]

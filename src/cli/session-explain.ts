@@ -14,6 +14,8 @@ import { CliError } from './errors.js';
 import { explainToJson, renderExplainText, type ExplainReport } from './render/explain.js';
 import { renderTickEntry, renderTickHistory, tickEntryToJson } from './render/ticks.js';
 import type { VersionStatus } from '../core/packs/versions.js';
+import { parseDialogField } from '../core/records/dialog-field.js';
+import type { RemoteInputNote } from '../app/live/remote-input.js';
 
 /** What live-session.ts answers to `explain` (JSON over the socket). */
 export interface ExplainPayload {
@@ -37,6 +39,10 @@ export interface ExplainPayload {
   readonly mirror?: MirrorReport;
   /** Where the agent's process evidence comes from; null before the agent's pid was known, absent from older sessions. */
   readonly process_evidence?: ProcessEvidenceReport | null;
+  /** The blocked dialog as the pack reads it now (docs/answer.md); absent from older sessions. */
+  readonly dialog?: unknown;
+  /** Answers and prompts typed in from elsewhere, oldest first (app/live/remote-input.ts). */
+  readonly remote_input?: unknown;
 }
 
 /** What live/control-handlers.ts says of the session's process evidence source. */
@@ -51,6 +57,20 @@ const SOURCE_NAMES: Readonly<Record<ProcessEvidenceReport['source'], string>> = 
 
 function renderProcessEvidence(report: ProcessEvidenceReport): string {
   return `process evidence: ${report.note ?? `${SOURCE_NAMES[report.source]}, complete (CPU, children, stop, foreground)`}`;
+}
+
+/** The answers and prompts a session noted, as far as they are well formed (the payload is another process's). */
+function remoteInputNotes(value: unknown): RemoteInputNote[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (n): n is RemoteInputNote =>
+      typeof n === 'object' && n !== null && typeof n.t === 'number' && (n.kind === 'answer' || n.kind === 'prompt') && typeof n.user === 'string' && typeof n.via === 'string' && typeof n.from === 'string' && typeof n.sent === 'boolean' && typeof n.detail === 'string',
+  );
+}
+
+function renderRemoteInput(note: RemoteInputNote): string {
+  const who = `${note.user === '' ? '?' : note.user}${note.uid === null ? '' : ` (uid ${note.uid})`} via ${note.via}${note.from === '' ? '' : ` from ${note.from}`}`;
+  return `  ${new Date(note.t).toISOString()} ${note.kind} ${note.sent ? 'sent' : 'refused'} — ${who}: ${note.detail}`;
 }
 
 /** How output reached the terminal and what the screen mirror made of it (live-session.ts). */
@@ -123,6 +143,8 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
         pack: report === undefined ? null : explainToJson(report),
         mirror: payload.mirror ?? null,
         process_evidence: payload.process_evidence ?? null,
+        dialog: parseDialogField(payload.dialog) ?? null,
+        remote_input: remoteInputNotes(payload.remote_input),
       },
       2,
     )}\n`;
@@ -136,6 +158,10 @@ export function renderSessionExplain(payload: ExplainPayload, ticks: number, asJ
   if (payload.reporter_note !== undefined && payload.reporter_note !== null) lines.push(`reporter: ${payload.reporter_note}`);
   if (payload.mirror !== undefined) lines.push(renderMirror(payload.mirror));
   if (payload.process_evidence !== undefined && payload.process_evidence !== null) lines.push(renderProcessEvidence(payload.process_evidence));
+  const dialog = parseDialogField(payload.dialog);
+  if (dialog !== undefined) lines.push(`dialog ${dialog.digest}: ${dialog.question} ${dialog.options.map((o, i) => `${i + 1}. ${o}`).join('  ')}`);
+  const notes = remoteInputNotes(payload.remote_input);
+  if (notes.length > 0) lines.push('answers and prompts from elsewhere:', ...notes.map(renderRemoteInput));
   lines.push('');
   lines.push(current === undefined ? 'no tick evaluated yet' : renderTickEntry(current, `last evaluated tick (${((payload.now_ms - current.nowMs) / 1000).toFixed(1)}s ago)`, payload.clock_start_ms));
   lines.push('', `last ${recent.length} evaluated ticks (unchanged ticks are skipped):`, renderTickHistory(recent, payload.clock_start_ms), '');

@@ -79,3 +79,23 @@ export const CONFIG_FILE_MAX_BYTES = 1 * MIB;
 
 /** Largest screen file `status explain --file` reads: a 500×300 screen of 4-byte characters is 600 KB. */
 export const SCREEN_FILE_MAX_BYTES = 4 * MIB;
+
+// ── answers and prompts from elsewhere (agentwrap answer / send, the dashboards) ─────────────
+
+/**
+ * Longest prompt `agentwrap send` types into an agent, in characters: a long pasted task is a
+ * few KB; past this the request is refused, not cut (a cut prompt is a different prompt).
+ */
+export const REMOTE_PROMPT_MAX_CHARS = 16 * KIB;
+
+/**
+ * A blocked dialog read from the agent's screen (core/dialog/read.ts) and published in the
+ * record: options per dialog (a real one has 2–5; the dashboards choose 1–9 with a digit) and
+ * UTF-16 units of its question and of each label (a wrapped label is joined first).
+ */
+export const DIALOG_MAX_OPTIONS = 9;
+export const DIALOG_QUESTION_MAX_UNITS = 300;
+export const DIALOG_LABEL_MAX_UNITS = 200;
+
+/** Answers and prompts kept in a session's explain history (`status explain`), newest last. */
+export const REMOTE_INPUT_NOTES_MAX = 50;

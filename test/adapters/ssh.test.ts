@@ -1,5 +1,6 @@
 /** How `--host` runs ssh: the user's ssh with BatchMode and a connect timeout, or their own command. */
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { isSafeHost, spawnSsh, sshCommand, SSH_CONNECT_TIMEOUT_S } from '../../src/adapters/ssh.js';
@@ -25,6 +26,16 @@ describe('ssh command', () => {
     const { args } = sshCommand({ host: 'box', env: {} }, ['events'], { AGENTWRAP_EVENTS_UNTIL_EOF: '1' });
     expect(args.at(-1)).toBe('env AGENTWRAP_EVENTS_UNTIL_EOF=1 agentwrap events');
     expect(() => sshCommand({ host: 'box', env: {} }, ['events'], { X: '1; rm -rf ~' })).toThrow(/not a plain word/);
+  });
+
+  it("quotes a word that is not plain (send's prompt), so the far side's shell reads each argument back as it was", () => {
+    const words = ['send', '--from', 'ann', 'demo-1', `fix the "tests"; don't rm -rf ~ $(id) \`x\``];
+
+    const remote = sshCommand({ host: 'box', env: { AGENTWRAP_REMOTE_COMMAND: "printf '%s\\n'" } }, words).args.at(-1) ?? '';
+    const readBack = spawnSync('/bin/sh', ['-c', remote], { encoding: 'utf8' }).stdout;
+
+    expect(readBack.split('\n').slice(0, -1)).toEqual(words);
+    expect(remote.startsWith("printf '%s\\n' send --from ann demo-1 '")).toBe(true);
   });
 
   it('holds ssh\'s stdin open only when asked (the far side\'s stdin then ends with this ssh)', async () => {

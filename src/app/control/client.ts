@@ -15,6 +15,7 @@ import {
 } from './protocol.js';
 import { errnoCode } from '../sessions/reading.js';
 import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
+import { parseDialogField } from '../../core/records/dialog-field.js';
 
 function connectError(path: string, error: unknown): ControlError {
   const code = errnoCode(error);
@@ -179,7 +180,13 @@ export function subscribeControl(
   onEvent: (event: StateChangeEvent) => void,
   timeoutMs: number = DEFAULT_CONTROL_TIMEOUT_MS,
 ): Promise<ControlSubscription> {
-  return subscribe(path, 'subscribe', 'state', isStateChangeEvent, onEvent, timeoutMs);
+  // The dialog is screen text from another process: checked and bounded like a record's.
+  const checked = (event: StateChangeEvent): void => {
+    const { dialog: raw, ...rest } = event;
+    const dialog = raw === undefined ? undefined : parseDialogField(raw);
+    onEvent(dialog === undefined ? rest : { ...rest, dialog });
+  };
+  return subscribe(path, 'subscribe', 'state', isStateChangeEvent, checked, timeoutMs);
 }
 
 function isScreenPreview(value: unknown): value is ScreenPreview {

@@ -73,6 +73,20 @@ export class PendingHandlers implements ControlHandlers {
     });
   }
 
+  answer(params: ControlParams): Promise<unknown> {
+    return this.ready.then((real) => {
+      if (real.answer === undefined) throw new Error('this session does not take answers');
+      return real.answer(params);
+    });
+  }
+
+  send(params: ControlParams): Promise<unknown> {
+    return this.ready.then((real) => {
+      if (real.send === undefined) throw new Error('this session does not take prompts');
+      return real.send(params);
+    });
+  }
+
   info(): ControlParams {
     return this.real?.info?.() ?? {};
   }

@@ -3,6 +3,7 @@
  * (client.ts): methods, messages, limits, errors, and the line framing.
  */
 import type { AgentState } from '../../core/types.js';
+import type { PublishedDialog } from '../../core/records/dialog-field.js';
 
 export const CONTROL_PROTOCOL_VERSION = 1;
 
@@ -14,9 +15,9 @@ export const CONTROL_LINE_MAX_BYTES = 1024 * 1024;
 
 export const DEFAULT_CONTROL_TIMEOUT_MS = 3_000;
 
-export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history' | 'screen';
+export type ControlMethod = 'ping' | 'explain' | 'capture' | 'ack' | 'subscribe' | 'report' | 'history' | 'screen' | 'answer' | 'send';
 
-export const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history', 'screen'];
+export const METHODS: readonly ControlMethod[] = ['ping', 'explain', 'capture', 'ack', 'subscribe', 'report', 'history', 'screen', 'answer', 'send'];
 
 export type ControlParams = Readonly<Record<string, unknown>>;
 
@@ -42,6 +43,8 @@ export interface StateChangeEvent {
    * absent or null when none. A change of cause alone is an event too, with `from` equal to `to`.
    */
   readonly reason?: string | null;
+  /** A `to: blocked` whose dialog the pack reads: its question, options and digest (docs/answer.md). */
+  readonly dialog?: PublishedDialog;
 }
 
 /**
@@ -66,6 +69,13 @@ export interface ControlHandlers {
    * each change until the returned function is called. Absent: the method is refused.
    */
   screen?(emit: (preview: ScreenPreview) => void): () => void;
+  /**
+   * `{option, digest, user, via, from}`: chooses option `option` of the blocked dialog whose digest
+   * is `digest`, only if that dialog still shows (app/live/remote-input.ts). Absent: refused.
+   */
+  answer?(params: ControlParams): unknown;
+  /** `{text, force, user, via, from}`: types a prompt into an agent that waits for one. Absent: refused. */
+  send?(params: ControlParams): unknown;
 }
 
 /** The viewport as the dashboard previews it: text rows, no attributes. */

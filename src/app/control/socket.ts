@@ -198,6 +198,12 @@ async function dispatch(
       // Subscribed before the reply is sent, so no change between reply and stream is lost.
       unsubscribers.push(handlers.subscribe((event) => send({ event: 'state', data: event })));
       return { subscribed: true };
+    case 'answer':
+      if (handlers.answer === undefined) throw new Error('this session does not take answers');
+      return await handlers.answer(params);
+    case 'send':
+      if (handlers.send === undefined) throw new Error('this session does not take prompts');
+      return await handlers.send(params);
     case 'screen':
       if (handlers.screen === undefined) throw new Error('this session does not serve screen previews');
       unsubscribers.push(handlers.screen((preview) => send({ event: 'screen', data: preview })));

@@ -95,6 +95,11 @@ export interface LaunchedSession {
   /** Writes to the user's terminal between the agent's output chunks (notifications). */
   writeTerminal(data: string): void;
   /**
+   * Types into the agent as if from the keyboard (`agentwrap answer` / `send`); the input taps
+   * see it like a keystroke. A write after the agent exited is dropped.
+   */
+  writeAgent(data: string): void;
+  /**
    * What the passthrough found out about OSC 7501 program status (STATUS_* bits of
    * adapters/terminal/program-status.ts): whether the user's terminal answered a 7501 probe,
    * whether the agent probed (and agentwrap answered it), whether the agent's own 7501 reached
@@ -224,6 +229,11 @@ export function launchWrapped(options: LaunchOptions): LaunchedSession {
     },
     writeTerminal(data) {
       if (!pty.writeTerminal(data)) terminal.write(data);
+    },
+    writeAgent(data) {
+      if (isFinished || data === '') return;
+      pty.write(data);
+      noteInput(Buffer.from(data, 'utf8'));
     },
     ...programStatus.view,
     passthrough: pty.passthrough,

@@ -1,6 +1,6 @@
 /**
  * What the live session answers on its control socket: explain, capture, ack, history, report
- * (agent hooks), subscribe, screen (the preview stream) and ping's info. Each handler reads the parts it needs; none blocks the tick.
+ * (agent hooks), subscribe, screen (the preview stream), answer and send (remote-input.ts) and ping's info. Each handler reads the parts it needs; none blocks the tick.
  */
 import type { ScreenMirror } from '../../adapters/screen/index.js';
 import { describeProcessCoverage, type ProcessCoverage } from '../../core/detector/process-coverage.js';
@@ -13,6 +13,9 @@ import type { Reporter } from '../reporters/reporter.js';
 import type { ScreenFeed } from '../screen-feed.js';
 import type { DetectorSession } from '../session.js';
 import type { Publisher, SessionIdentity } from './publisher.js';
+import type { RemoteInput } from './remote-input.js';
+import type { LiveDialog } from '../../core/dialog/digest.js';
+import { publishedDialog, type PublishedDialog } from '../../core/records/dialog-field.js';
 
 export interface ControlHandlerParts {
   readonly identity: SessionIdentity;
@@ -33,6 +36,8 @@ export interface ControlHandlerParts {
   readonly onReport: (params: Readonly<Record<string, unknown>>) => void;
   /** The viewport stream behind the `screen` method (status --watch's preview). */
   readonly screenFeed: Pick<ScreenFeed, 'subscribe'>;
+  /** `agentwrap answer` / `send`, and their history for explain. */
+  readonly remoteInput: RemoteInput;
 }
 
 export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
@@ -57,6 +62,8 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
     subscribe: (emit) => publisher.subscribe(emit),
     info: () => ({ session: identity.key, agent: identity.sourceCli }),
     screen: (emit) => parts.screenFeed.subscribe(emit),
+    answer: (params) => parts.remoteInput.answer(params),
+    send: (params) => parts.remoteInput.send(params),
   };
 }
 
@@ -64,6 +71,10 @@ export function controlHandlers(parts: ControlHandlerParts): ControlHandlers {
 function processEvidenceReport(coverage: ProcessCoverage | undefined): unknown {
   if (coverage === undefined) return null;
   return { source: coverage.source, missing: coverage.missing, note: describeProcessCoverage(coverage) ?? null };
+}
+
+function publishedOrNull(dialog: LiveDialog | undefined): PublishedDialog | null {
+  return dialog === undefined ? null : publishedDialog(dialog);
 }
 
 /** `status explain <session>`: the decision, the pack, every rule against the screen now, the tick log. */
@@ -106,6 +117,9 @@ export function explainPayload(parts: ControlHandlerParts): unknown {
     screen: { rows: snapshot.screen.rows.length, title: input.title ?? null, progress: input.progress ?? null },
     rules: pack === undefined ? [] : explainPack(pack.compiled, input),
     ticks: detector.log.entries(),
+    // The blocked dialog as the pack reads it now, and every answer and prompt typed in from elsewhere.
+    dialog: publishedOrNull(parts.remoteInput.liveDialog()),
+    remote_input: parts.remoteInput.notes(),
     // How the bytes reached the terminal and how much of them the mirror saw: a flood is
     // skipped (and salvaged), never parsed in full, so a screen rule may have missed frames.
     mirror: {

@@ -10,6 +10,7 @@
  *   tick-loop.ts        the one timer that drives the detector
  *   recording-tap.ts    --record
  *   control-handlers.ts what the control socket answers
+ *   remote-input.ts     answers and prompts typed in from elsewhere (agentwrap answer / send)
  *   metadata-expiry.ts  republish when reported metadata runs out
  *   publishing.ts       control socket + store + first record
  *   signals-out.ts      the state to the terminal (OSC 7501, 9;4) and the tmux pane's options
@@ -34,6 +35,8 @@ import type { StateChangeEvent } from '../control/socket.js';
 import type { EarlyControl } from '../control/early.js';
 import type { LaunchedSession } from '../launch/launch.js';
 import { controlHandlers } from './control-handlers.js';
+import { createRemoteInput } from './remote-input.js';
+import type { LiveDialog } from '../../core/dialog/digest.js';
 import { MetadataExpiry } from './metadata-expiry.js';
 import { createNotifier } from './notifier.js';
 import { createProcessSource } from './process-source.js';
@@ -141,7 +144,8 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   const identity = { key, sourceCli, sessionId: options.sessionId, cwd: options.cwd, startedWallMs, detectorStartMs, detectorStartWallMs, agentVersion: agentVersion?.version, tmux: tmuxPaneFromEnv(options.env) };
   const notify = createNotifier({ notify: options.notify, desktopNotify: options.desktopNotify, cwd: options.cwd, onStateCommand: options.onStateCommand, env: options.env, key, sourceCli, clock, warn, ...(options.writeTerminal === undefined ? {} : { writeTerminal: options.writeTerminal }) });
   const notices = sessionNotices({ notifyUrl: options.notifyUrl, notify: options.notify, writeTerminal: options.writeTerminal ?? ((data) => process.stdout.write(data)), env: options.env, stateRoot: options.isPublishing === false ? undefined : resolveStateRoot(options.env), agent: sourceCli, warn });
-  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition: notices?.onTransition });
+  const dialog = (): LiveDialog | undefined => remoteInput.liveDialog();
+  const publisher = new Publisher({ identity, clock, screen, reporter, pid: () => launched.agentPid() ?? launched.pid, onStateChange: options.onStateChange, notify, onTransition: notices?.onTransition, dialog });
   const processes = createProcessSource(() => launched.agentPid(), (evidence, atMs) => recording.processSample(evidence, atMs), undefined, launched.pid);
   const detector = new DetectorSession({
     clock,
@@ -210,18 +214,10 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
   ];
   loop.arm();
 
+  const remoteInput = createRemoteInput({ detector, writeAgent: (data) => launched.writeAgent(data), wallMs: () => clock.wallMs(), onTyped: () => loop.poke(), uid: process.getuid?.() ?? null });
   const metadataExpiry = new MetadataExpiry(clock, () => reporter.nextMetadataExpiryMs(), () => publisher.publish(detector.state));
   const handlers = controlHandlers({
-    screenFeed,
-    identity,
-    detector,
-    screen,
-    launched,
-    registry,
-    reporter,
-    publisher,
-    agentVersion,
-    versionNote,
+    ...{ screenFeed, remoteInput, identity, detector, screen, launched, registry, reporter, publisher, agentVersion, versionNote },
     reporterAbsence: options.reporterAbsence,
     processCoverage: processes.coverage,
     nowMs: () => clock.nowMs(),

@@ -13,6 +13,8 @@ import type { TickLogEntry } from '../../core/detector/tick-log.js';
 import { StateHistory, type StateHistorySnapshot } from '../../core/records/state-history.js';
 import { parseResetTime } from '../../core/records/reset-time.js';
 import type { AgentState } from '../../core/types.js';
+import type { LiveDialog } from '../../core/dialog/digest.js';
+import { publishedDialog } from '../../core/records/dialog-field.js';
 import type { StateChangeEvent } from '../control/socket.js';
 import type { Reporter } from '../reporters/reporter.js';
 import type { SessionStore } from '../sessions/store.js';
@@ -57,6 +59,8 @@ export interface PublisherOptions {
   readonly notify: (state: AgentState, entry: TickLogEntry) => void;
   /** Every change of the published state, with the record that published it (the webhook, webhook.ts). */
   readonly onTransition?: ((event: StateChangeEvent, record: SessionRecord) => void) | undefined;
+  /** The blocked dialog on screen now (remote-input.ts), published with a blocked state. */
+  readonly dialog?: () => LiveDialog | undefined;
 }
 
 export class Publisher {
@@ -73,6 +77,8 @@ export class Publisher {
   /** The title as last published: a new title alone must still reach the record. */
   private publishedTitle: string | undefined;
   private titlePublishedAtMs = Number.NEGATIVE_INFINITY;
+  /** The dialog digest as last published: a new dialog under the same blocked state is republished at once. */
+  private publishedDialogDigest: string | undefined;
 
   constructor(private readonly options: PublisherOptions) {
     this.history = new StateHistory(options.identity.startedWallMs);
@@ -89,6 +95,8 @@ export class Publisher {
     const agentVersion = identity.agentVersion ?? reported.agentVersion;
     const toWallMs = (detectorMs: number): number => identity.detectorStartWallMs + (detectorMs - identity.detectorStartMs);
     const d = state.disagreement;
+    const dialog = s.state === 'blocked' ? this.readDialog() : undefined;
+    this.publishedDialogDigest = dialog?.digest;
     return createSessionRecord({
       sourceCli: identity.sourceCli,
       sessionId: identity.sessionId,
@@ -114,6 +122,7 @@ export class Publisher {
       ...(isLastingDisagreement(d, clock.nowMs())
         ? { disagreement: { reported: d.reported, screen: d.screen, rule_id: d.ruleId ?? null, since: toWallMs(d.sinceMs) } }
         : {}),
+      ...(dialog === undefined ? {} : { dialog: publishedDialog(dialog) }),
     });
   }
 
@@ -125,6 +134,15 @@ export class Publisher {
     if (reason !== 'usage-limit' && reason !== 'rate-limited') return undefined;
     const nowMs = this.options.clock.wallMs();
     return parseResetTime(this.options.screen.view().rows.join('\n'), nowMs, -new Date(nowMs).getTimezoneOffset());
+  }
+
+  /** The dialog, or undefined when reading it failed: a pack's dialog table must never stop a publish. */
+  private readDialog(): LiveDialog | undefined {
+    try {
+      return this.options.dialog?.();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Writes the record for `state` (once the store is open); failures are the store's to report. */
@@ -155,6 +173,7 @@ export class Publisher {
       winner: state.session.winner,
       rule_id: state.session.ruleId ?? null,
       reason: reason ?? null,
+      ...(record.dialog === undefined ? {} : { dialog: record.dialog }),
     };
     this.lastPublishedState = to;
     this.lastPublishedReason = reason;
@@ -171,6 +190,11 @@ export class Publisher {
     const store = this.store;
     if (store === undefined) return;
     void store.refreshIfDue();
+    // Another dialog under the same blocked state (the next tool call's): its options must not wait.
+    if (!changed && state.session.state === 'blocked' && this.readDialog()?.digest !== this.publishedDialogDigest) {
+      void store.publish(this.record(state));
+      return;
+    }
     if (!changed && this.options.screen.evidence().title?.text !== this.publishedTitle && nowMs - this.titlePublishedAtMs >= TITLE_REPUBLISH_MIN_MS) {
       this.titlePublishedAtMs = nowMs;
       void store.publish(this.record(state));

@@ -4,6 +4,7 @@
  * is reported unreachable once, and asked again after a pause, so a machine that comes back is
  * followed again without a restart.
  */
+import { parseDialogField } from '../../core/records/dialog-field.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawnSsh, type SshTarget } from '../../adapters/ssh.js';
 import type { StateChangeEvent } from '../control/socket.js';
@@ -37,10 +38,11 @@ export function parseEventLine(line: string): StateChangeEvent | undefined {
   }
   if (!isObject(json)) return undefined;
   const { t, session, agent, from, to, winner, rule_id, reason } = json;
+  const dialog = parseDialogField(json['dialog']);
   if (typeof t !== 'number' || typeof session !== 'string' || typeof agent !== 'string') return undefined;
   if (typeof to !== 'string' || !STATES.includes(to) || (from !== null && (typeof from !== 'string' || !STATES.includes(from)))) return undefined;
   if ((winner !== null && typeof winner !== 'string') || (rule_id !== null && typeof rule_id !== 'string')) return undefined;
-  return { t, session, agent, from: from as StateChangeEvent['from'], to: to as StateChangeEvent['to'], winner, rule_id, reason: typeof reason === 'string' ? reason : null };
+  return { t, session, agent, from: from as StateChangeEvent['from'], to: to as StateChangeEvent['to'], winner, rule_id, reason: typeof reason === 'string' ? reason : null, ...(dialog === undefined ? {} : { dialog }) };
 }
 
 /**

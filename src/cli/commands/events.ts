@@ -39,15 +39,15 @@ type OwnSession = ListedSession & { readonly kind: 'agentwrap' };
 
 function snapshotEvent(session: OwnSession, from: StateChangeEvent['from'], nowMs: number): StateChangeEvent {
   const { record } = session;
-  return { t: nowMs, session: session.key, agent: record.source_cli, from, to: record.state, winner: record.winner, rule_id: record.rule_id, reason: record.reason ?? null };
+  return { t: nowMs, session: session.key, agent: record.source_cli, from, to: record.state, winner: record.winner, rule_id: record.rule_id, reason: record.reason ?? null, ...(record.dialog === undefined ? {} : { dialog: record.dialog }) };
 }
 
 /** Field order fixed as documented, whatever order the session sent. */
 function formatEvent(event: StateChangeEvent, host?: string): string {
-  const { t, session, agent, from, to, winner, rule_id } = event;
+  const { t, session, agent, from, to, winner, rule_id, dialog } = event;
   // A session from before causes were published sends none: null, like a session that has none.
   const reason = typeof event.reason === 'string' ? event.reason : null;
-  return `${toJson({ t, session, agent, from, to, winner, rule_id, reason, ...(host === undefined ? {} : { host }) })}\n`;
+  return `${toJson({ t, session, agent, from, to, winner, rule_id, reason, ...(dialog === undefined ? {} : { dialog }), ...(host === undefined ? {} : { host }) })}\n`;
 }
 
 interface Tracked {

@@ -4,7 +4,10 @@
  * terminal, so a chunk is decoded on its own.
  */
 
-export type DashboardKey = 'up' | 'down' | 'top' | 'bottom' | 'jump' | 'ack' | 'filter' | 'help' | 'quit' | 'interrupt' | 'other';
+/** `option-N`: choose option N of the selected session's dialog. */
+export type OptionKey = `option-${1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9}`;
+
+export type DashboardKey = 'up' | 'down' | 'top' | 'bottom' | 'jump' | 'ack' | 'filter' | 'help' | 'quit' | 'interrupt' | 'prompt' | OptionKey | 'other';
 
 /** Escape sequences first (longest match), then single bytes. */
 const SEQUENCES: readonly (readonly [string, DashboardKey])[] = [
@@ -29,6 +32,16 @@ const SINGLE: Readonly<Record<string, DashboardKey>> = {
   '\n': 'jump',
   a: 'ack',
   f: 'filter',
+  p: 'prompt',
+  '1': 'option-1',
+  '2': 'option-2',
+  '3': 'option-3',
+  '4': 'option-4',
+  '5': 'option-5',
+  '6': 'option-6',
+  '7': 'option-7',
+  '8': 'option-8',
+  '9': 'option-9',
   '?': 'help',
   h: 'help',
   q: 'quit',
@@ -66,6 +79,8 @@ export const KEY_HELP: readonly string[] = [
   'Enter           jump to it: switch to its tmux pane (when it runs in tmux)',
   'a               ack it: mark it seen, so done becomes idle',
   'f               filter by state: all → blocked → done → working → idle → unknown',
+  "1 … 9           answer the selected blocked session's dialog with that option",
+  'p               type a prompt for the selected session (Enter sends, Esc cancels)',
   '?               this help (any key closes it)',
   'q / Ctrl-C      quit',
 ];

@@ -34,7 +34,7 @@ const LIST_SHARE = 0.4;
 /** Below this height there is no room for a preview: the list takes everything. */
 const MIN_HEIGHT_FOR_PREVIEW = 10;
 
-const FOOTER = '↑↓ select · Enter jump · a ack · f filter · ? help · q quit';
+const FOOTER = '↑↓ select · Enter jump · a ack · 1-9 answer · p prompt · f filter · ? help · q quit';
 
 function summary(state: DashboardState): string {
   const counts = new Map<AgentState, number>();
@@ -108,6 +108,18 @@ function previewTitle(state: DashboardState, width: number): string {
   return truncateToCells(`${label}${'─'.repeat(Math.max(0, width - cellWidth(label)))}`, width);
 }
 
+/** `› text█` while a prompt is typed; `? question  1 Yes · 2 No` for a selected blocked session with a dialog. */
+export function actionLine(state: DashboardState): string | undefined {
+  if (state.prompt !== undefined) {
+    const row = state.rows.find((r) => r.id === state.prompt?.rowId);
+    return `prompt for ${row?.key ?? '?'} › ${state.prompt.text}█   (Enter send · Esc cancel)`;
+  }
+  const row = selectedRow(state);
+  const dialog = row?.state === 'blocked' ? row.dialog : undefined;
+  if (dialog === undefined) return undefined;
+  return `? ${dialog.question}  ${dialog.options.map((option, i) => `${i + 1} ${option}`).join(' · ')}`;
+}
+
 export function renderFrame(input: FrameInput): Frame {
   const width = Math.max(20, input.width);
   const height = Math.max(3, input.height);
@@ -132,8 +144,11 @@ export function renderFrame(input: FrameInput): Frame {
     body = [...list.lines, previewTitle(state, width), ...preview];
     selectedLine = list.selected === undefined ? undefined : list.selected + 1;
   }
-  const lines = [top, ...body.slice(0, height - 2)];
-  while (lines.length < height - 1) lines.push('');
+  // The prompt being typed, or the selected session's dialog and its options, above the footer.
+  const act = actionLine(state);
+  const lines = [top, ...body.slice(0, height - (act === undefined ? 2 : 3))];
+  while (lines.length < height - (act === undefined ? 1 : 2)) lines.push('');
+  if (act !== undefined) lines.push(act);
   lines.push(footer);
   // Every line through forTerminal, once, here: a footer quoting a session's or ssh's error, a
   // state a session sent, a host's name never reach the terminal as anything but text.

@@ -4,6 +4,7 @@
  * leave the dashboard (jump, ack, quit).
  */
 import type { TmuxPane } from '../../core/records/session-record.js';
+import type { PublishedDialog } from '../../core/records/dialog-field.js';
 import { ROLLUP_ORDER, type AgentState } from '../../core/types.js';
 import type { DashboardKey } from './keys.js';
 
@@ -30,6 +31,8 @@ export interface DashboardRow {
   /** The control socket, for this machine's agentwrap sessions. */
   readonly control: string | undefined;
   readonly tmux: TmuxPane | undefined;
+  /** A blocked session's dialog, as its record offers it (sanitized and bounded when read). */
+  readonly dialog?: PublishedDialog | undefined;
 }
 
 /** A machine asked over ssh; unreachable hosts are listed as such, never as empty. */
@@ -58,13 +61,17 @@ export interface DashboardState {
   readonly isHelpShown: boolean;
   /** One line of feedback (what a key did, or why it could not). */
   readonly message: string | undefined;
+  /** The prompt being typed for the selected session (`p`); undefined when none is. */
+  readonly prompt?: { readonly rowId: string; readonly text: string } | undefined;
 }
 
 export type DashboardAction =
   | { readonly kind: 'none' }
   | { readonly kind: 'quit' }
   | { readonly kind: 'jump'; readonly row: DashboardRow }
-  | { readonly kind: 'ack'; readonly row: DashboardRow };
+  | { readonly kind: 'ack'; readonly row: DashboardRow }
+  | { readonly kind: 'answer'; readonly row: DashboardRow; readonly option: number; readonly digest: string }
+  | { readonly kind: 'send'; readonly row: DashboardRow; readonly text: string };
 
 export function initialState(): DashboardState {
   return { rows: [], hosts: [], selectedId: undefined, hasMoved: false, filter: 'all', isHelpShown: false, message: undefined };
@@ -159,9 +166,50 @@ export function applyKey(state: DashboardState, key: DashboardKey): { readonly s
       if (row === undefined) return { state: { ...state, message: 'no session selected' }, action: none };
       return { state, action: { kind: key, row } };
     }
+    case 'prompt': {
+      const row = selectedRow(state);
+      if (row === undefined || row.state === undefined) return { state: { ...state, message: 'no agentwrap session selected' }, action: none };
+      return { state: { ...state, prompt: { rowId: row.id, text: '' }, message: undefined }, action: none };
+    }
     case 'other':
       return { state, action: none };
+    default:
+      return answerKey(state, Number(key.slice('option-'.length)));
   }
+}
+
+/** A digit: option n of the selected session's dialog, with the digest of the dialog shown. */
+function answerKey(state: DashboardState, option: number): { readonly state: DashboardState; readonly action: DashboardAction } {
+  const row = selectedRow(state);
+  const none = { kind: 'none' } as const;
+  if (row === undefined) return { state: { ...state, message: 'no session selected' }, action: none };
+  const dialog = row.state === 'blocked' ? row.dialog : undefined;
+  if (dialog === undefined) return { state: { ...state, message: `${row.key} shows no dialog to answer` }, action: none };
+  if (option > dialog.options.length) return { state: { ...state, message: `${row.key}'s dialog has ${dialog.options.length} options` }, action: none };
+  return { state: { ...state, message: `answering ${row.key}: ${option}. ${dialog.options[option - 1] ?? ''}` }, action: { kind: 'answer', row, option, digest: dialog.digest } };
+}
+
+/**
+ * Raw input while a prompt is typed: text is added, Backspace removes, Ctrl-U clears, Enter
+ * sends it to the session it was opened for, Esc or Ctrl-C closes it unsent.
+ */
+export function applyPromptInput(state: DashboardState, input: string): { readonly state: DashboardState; readonly action: DashboardAction } {
+  const none = { kind: 'none' } as const;
+  let text = state.prompt?.text ?? '';
+  for (const char of input.replace(/\u001b\[200~|\u001b\[201~/g, '')) {
+    if (char === '\u001b' || char === '\u0003') return { state: { ...state, prompt: undefined, message: 'prompt cancelled' }, action: none };
+    if (char === '\r' || char === '\n') {
+      const row = state.rows.find((r) => r.id === state.prompt?.rowId);
+      const closed = { ...state, prompt: undefined };
+      if (row === undefined) return { state: { ...closed, message: 'that session is gone' }, action: none };
+      if (text.trim() === '') return { state: { ...closed, message: 'nothing to send' }, action: none };
+      return { state: { ...closed, message: `sending ${row.key} a prompt…` }, action: { kind: 'send', row, text } };
+    }
+    if (char === '\u007f' || char === '\b') text = [...text].slice(0, -1).join('');
+    else if (char === '\u0015') text = '';
+    else if (char >= ' ') text += char;
+  }
+  return { state: { ...state, prompt: state.prompt === undefined ? undefined : { ...state.prompt, text } }, action: none };
 }
 
 /** What the jump can do for a row, or why it cannot (shown as the message). */

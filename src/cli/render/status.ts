@@ -176,7 +176,9 @@ function sessionLine(session: HostedSession, nowMs: number, home: string | undef
     const metadata = Object.entries(record.metadata ?? {}).map(([k, v]) => `${clean(k, 32)}=${clean(v, 64)}`);
     // The cause (`reason`) right after the state's own overlay: "done 2m … (usage-limit) title".
     const cause = formatCause(record.reason === undefined ? undefined : clean(record.reason, 64), record.until, nowMs);
-    const title = [record.stuck ? '(stuck)' : '', cause, record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
+    // A blocked session's dialog next: its options are what `agentwrap answer` takes.
+    const dialog = record.dialog === undefined ? '' : `${clean(record.dialog.question, 120)} [${record.dialog.options.map((o, i) => `${i + 1} ${clean(o, 40)}`).join(' | ')}]`;
+    const title = [record.stuck ? '(stuck)' : '', cause, dialog, record.title === undefined ? '' : clean(record.title), ...metadata].filter((t) => t !== '').join(' ');
     return `${padToCells(record.state, 8)} ${padToCells(formatAge(nowMs - record.state_since), 4)} ${padToCells(agent, 10)} ${padToCells(key, 22)} ${padToCells(cwd, 24)} ${title}`.trimEnd();
   }
   const { record } = session;

@@ -57,7 +57,11 @@ export function renderDashboardPage(input: DashboardPageInput): string {
 <table id="sessions"><thead><tr><th>state</th><th>for</th><th>agent</th><th>session</th><th>cwd</th><th>title</th><th class="tl">last hour</th></tr></thead><tbody></tbody></table>
 <p id="empty" class="empty" hidden>No live agent sessions.</p>
 </section>
-<section id="preview" class="preview"><h2 id="preview-title">Select a session to see its screen</h2><pre id="screen"></pre></section>
+<section id="preview" class="preview"><h2 id="preview-title">Select a session to see its screen</h2>
+<div id="act" class="act" hidden><p id="question" class="question"></p><div id="options"></div>
+<form id="prompt-form" hidden><input id="prompt" autocomplete="off" placeholder="Type a prompt for this agent"><button id="send" type="submit">Send</button></form>
+<p id="act-result" class="act-result"></p></div>
+<pre id="screen"></pre></section>
 </main>
 <script type="application/json" id="initial">${jsonForScript(input.initial)}</script>
 <script type="application/json" id="first-paint">${jsonForScript({ timelines: input.timelines ?? {}, screen: input.screen ?? null })}</script>
@@ -88,6 +92,47 @@ td.tl svg{width:100%;height:auto;display:block}
 pre#screen{background:#111827;color:#e5e7eb;padding:8px;margin:0;overflow:auto;font:12px/1.25 ui-monospace,monospace;min-height:12em;white-space:pre}
 .band-name{font-size:12px;fill:#374151}.tick{font-size:10px;fill:#4b5563}line.axis{stroke:#6b7280;stroke-width:1}
 .empty{color:#6b7280}
+.act{margin:0 0 8px}.question{font-weight:600;margin:0 0 6px}#options button{margin:0 6px 6px 0}
+#prompt-form{display:flex;gap:6px}#prompt{flex:1;font:inherit;padding:3px 6px}
+.act-result{font-size:12px;color:#374151;margin:4px 0 0}.act-result.err{color:#991b1b}
+`;
+
+/** The answer buttons and the prompt box, inside SCRIPT's closure (it reads view, selected and url). */
+const ACT_SCRIPT = `
+  // Answer and prompt (cli/web/actions.ts): POSTed as JSON to this page's own origin.
+  var shownAct = '';
+  function act(path, body){
+    var result = document.getElementById('act-result');
+    result.className = 'act-result'; result.textContent = 'sending…';
+    fetch(url(path), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+      .then(function(r){ return r.json().then(function(j){ return { ok: r.ok, j: j }; }); })
+      .then(function(x){ result.className = x.ok ? 'act-result' : 'act-result err'; result.textContent = x.ok ? (x.j.label ? 'answered: ' + x.j.label : 'sent') : x.j.error; })
+      .catch(function(e){ result.className = 'act-result err'; result.textContent = String(e); });
+  }
+  function renderAct(){
+    var s = null; view.sessions.forEach(function(x){ if (x.key === selected && x.agentwrap) s = x; });
+    var box = document.getElementById('act'), options = document.getElementById('options'), form = document.getElementById('prompt-form');
+    var d = s && s.state === 'blocked' ? s.record.dialog : null;
+    var mode = !s ? '' : d ? 'dialog ' + s.key + ' ' + d.digest : (s.state === 'idle' || s.state === 'done') ? 'prompt ' + s.key : '';
+    if (mode === shownAct) return;
+    shownAct = mode;
+    box.hidden = mode === '';
+    document.getElementById('act-result').textContent = '';
+    while (options.firstChild) options.removeChild(options.firstChild);
+    document.getElementById('question').textContent = d ? d.question : '';
+    form.hidden = !(s && !d && mode !== '');
+    if (!d) return;
+    d.options.forEach(function(label, i){
+      var b = document.createElement('button'); b.type = 'button'; b.id = 'option-' + (i + 1); b.textContent = (i + 1) + '. ' + label;
+      b.addEventListener('click', function(){ act('/api/answer', { key: s.key, option: i + 1, digest: d.digest }); });
+      options.appendChild(b);
+    });
+  }
+  document.getElementById('prompt-form').addEventListener('submit', function(e){
+    e.preventDefault();
+    var input = document.getElementById('prompt');
+    if (selected && input.value.trim() !== '') { act('/api/send', { key: selected, text: input.value }); input.value = ''; }
+  });
 `;
 
 // Plain ES5-ish script on purpose (as the eval report's): no build step, any browser.
@@ -154,6 +199,7 @@ const SCRIPT = `
     selected = key;
     document.querySelectorAll('#sessions tbody tr').forEach(function(tr){ tr.className = tr.getAttribute('data-key') === key ? 'selected' : ''; });
     document.getElementById('preview-title').textContent = key;
+    renderAct();
     refreshScreen();
   }
   function showScreen(key, c){
@@ -168,10 +214,11 @@ const SCRIPT = `
       if (key === selected) showScreen(key, c);
     }).catch(function(){});
   }
-  function onView(next){
+${ACT_SCRIPT}  function onView(next){
     view = next;
     clockOffset = view.now - Date.now();
     render();
+    renderAct();
     refreshTimelines();
     if (!selected && view.sessions.length > 0 && view.sessions[0].agentwrap) select(view.sessions[0].key);
   }

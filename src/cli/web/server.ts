@@ -10,7 +10,9 @@
  *     a web page on another origin cannot reach it through DNS rebinding;
  *   - sends no CORS header (other origins cannot read a response), forbids framing, sniffing,
  *     caching and referrers (the token is in the URL), and a CSP that allows only its own
- *     inline script and requests to itself: nothing is loaded from the network.
+ *     inline script and requests to itself: nothing is loaded from the network;
+ *   - takes the two actions that type into an agent (answer, send: actions.ts) only as a POST of
+ *     JSON from its own page (Origin, Sec-Fetch-Site).
  * A session is named by its record key; the socket path comes from the record, never from the
  * request.
  */
@@ -25,6 +27,7 @@ import type { StateHistorySnapshot } from '../../core/records/state-history.js';
 import type { EvidenceSnapshot } from '../../core/types.js';
 import { toJson } from '../../core/text/sanitize.js';
 import { renderDashboardPage, renderHistoryTimeline, type DashboardPageInput } from './page.js';
+import { actionRefusal, runAction } from './actions.js';
 import { statusJson, type StatusJson } from '../render/status.js';
 
 export const DASHBOARD_HOST = '127.0.0.1';
@@ -92,7 +95,8 @@ function signature(view: StatusJson): string {
     view.warnings,
     view.sessions.map((s) => {
       const r = s.record as { state_since?: number; stuck?: boolean; title?: string; cwd?: string };
-      return [s.key, s.state, r.state_since ?? null, r.stuck ?? null, r.title ?? null, r.cwd ?? null];
+      const dialog = (s.record as { dialog?: { digest?: string } }).dialog;
+      return [s.key, s.state, r.state_since ?? null, r.stuck ?? null, r.title ?? null, r.cwd ?? null, dialog?.digest ?? null];
     }),
   ]);
 }
@@ -218,10 +222,17 @@ async function firstPaint(view: StatusJson, feed: SessionFeed): Promise<Pick<Das
 
 async function handle(req: IncomingMessage, res: ServerResponse, port: number, token: string, feed: SessionFeed): Promise<void> {
   if (!hostAllowed(req.headers.host, port)) return send(res, 421, 'text/plain; charset=utf-8', 'wrong host\n');
-  if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { Allow: 'GET' });
   const url = new URL(req.url ?? '/', `http://${DASHBOARD_HOST}:${port}`);
+  const isAction = url.pathname === '/api/answer' || url.pathname === '/api/send';
+  if (isAction && req.method !== 'POST') return sendJson(res, 405, { error: 'actions are POST requests' });
+  if (!isAction && req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { Allow: 'GET' });
   if (!tokenMatches(url.searchParams.get('token'), token)) {
+    if (isAction) return sendJson(res, 403, { error: 'this dashboard wants the token from the URL agentwrap printed' });
     return send(res, 403, 'text/plain; charset=utf-8', 'this dashboard wants the token from the URL agentwrap printed\n');
+  }
+  if (url.pathname === '/api/answer' || url.pathname === '/api/send') {
+    const result = actionRefusal(req, port) ?? (await runAction(url.pathname, req, port, (key) => feed.ownSession(key)));
+    return sendJson(res, result.status, result.body);
   }
   switch (url.pathname) {
     case '/': {

@@ -8,6 +8,7 @@
 import { parse, TomlError } from 'smol-toml';
 import { LineIndex, unknownKeyMessage } from './lines.js';
 import { parseRules } from './rules.js';
+import { parseDialogs } from './dialog-schema.js';
 import { Collector, engineVersion, stringList, typeName, type Table } from './toml-values.js';
 import { PACK_LIMITS, PACK_SCHEMA_VERSION, RULE_ENGINE_VERSION, type PackParseResult } from './types.js';
 import { parseVersionRange } from './versions.js';
@@ -27,6 +28,7 @@ const TOP_KEYS = new Set([
   'unverified',
   'description',
   'rule',
+  'dialog',
 ]);
 const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -117,6 +119,8 @@ export function parsePack(text: string, path: string): PackParseResult {
   if (rawDescription !== undefined && typeof rawDescription !== 'string') topErr('description', `description must be a string, got ${typeName(rawDescription)}`);
 
   const { rules, skippedRules } = parseRules(doc['rule'], carets, lines, out);
+  const blockedRuleIds = new Set(rules.filter((rule) => rule.state === 'blocked').map((rule) => rule.id));
+  const dialogs = parseDialogs(doc['dialog'], text, blockedRuleIds, new Set(rules.map((rule) => rule.id)), out);
 
   if (out.errors.length > 0 || minEngine === undefined) return { kind: 'invalid', errors: out.errorsByLine(), agent: agentName };
   return {
@@ -131,6 +135,7 @@ export function parsePack(text: string, path: string): PackParseResult {
       unverified: rawUnverified === true,
       description: typeof rawDescription === 'string' ? rawDescription : undefined,
       rules,
+      ...(dialogs.length === 0 ? {} : { dialogs }),
       skippedRules,
     },
     warnings: out.warnings,

@@ -9,8 +9,9 @@ import type { RuleState, Strength } from '../types.js';
  * - v1: flat matchers, line_regex/forbids_regex, nested gates, every region in docs/packs.md.
  * - v2: a rule's `reason`, published in the record with the state the rule decides.
  * - v3: a strong idle rule's `idle_hold_ms`, its own (shorter) hold before it publishes.
+ * - v4: `[[dialog]]` tables: a blocked dialog's question, options and the keys that answer it.
  */
-export const RULE_ENGINE_VERSION = 3;
+export const RULE_ENGINE_VERSION = 4;
 export const PACK_SCHEMA_VERSION = 1;
 
 /** Limits, each far beyond what a real pack needs; see docs/packs.md "Limits". */
@@ -28,6 +29,9 @@ export const PACK_LIMITS = {
   maxPromptCarets: 8,
   maxCaretChars: 4,
   maxIdChars: 64,
+  maxDialogs: 16,
+  /** Characters of a dialog's `keys` template. */
+  maxDialogKeysChars: 32,
 } as const;
 
 export type GateNode =
@@ -64,6 +68,27 @@ export interface PackRule {
   readonly line: number | undefined;
 }
 
+/**
+ * How to read a blocked dialog from the screen (`[[dialog]]`, docs/packs.md "Dialogs"): line
+ * regexes for the question and the options, and the keys that choose an option.
+ */
+export interface DialogSpec {
+  readonly id: string;
+  /** The blocked rules whose dialog this reads; empty: every blocked rule of the pack. */
+  readonly rules: readonly string[];
+  readonly region: RegionSpec;
+  /** Line regex; its first group (else the whole match) is the question. */
+  readonly question: string;
+  /** Line regex with a `label` group and optionally a `key` group. */
+  readonly option: string;
+  /** Line regex for a wrapped option's further lines; its first group (else the line) is appended. */
+  readonly continuation?: string;
+  /** Keys template: literal text, `{key}`, `{n}`, `<esc>` and the other named keys. */
+  readonly keys: string;
+  readonly description: string | undefined;
+  readonly line: number | undefined;
+}
+
 export interface Pack {
   readonly schemaVersion: number;
   readonly agent: string;
@@ -76,6 +101,8 @@ export interface Pack {
   readonly description: string | undefined;
   /** Rules in file order (pack-compile sorts them). */
   readonly rules: readonly PackRule[];
+  /** `[[dialog]]` tables: how to read and answer a blocked dialog (none: blocked dialogs are not read). */
+  readonly dialogs?: readonly DialogSpec[];
   /** Rules this engine is too old for: skipped, and said so. */
   readonly skippedRules: readonly { readonly id: string; readonly minEngineVersion: number; readonly line: number | undefined }[];
 }

@@ -10,6 +10,7 @@
 import { parseDisagreementNote, type DisagreementNote } from './disagreement-note.js';
 import type { AgentState } from '../types.js';
 import { forTerminal } from '../text/sanitize.js';
+import { parseDialogField, type PublishedDialog } from './dialog-field.js';
 
 /** Schema major version this module reads and writes; schema-2 files are ignored (convention §6). */
 export const RECORD_SCHEMA = 1;
@@ -110,6 +111,8 @@ export interface SessionRecord extends ConventionRecord {
   readonly tmux?: TmuxPane;
   /** The agent's own report and the screen rules disagree, lastingly (core/records/disagreement-note.ts). */
   readonly disagreement?: DisagreementNote;
+  /** A blocked session's dialog as the pack reads it (core/records/dialog-field.ts); absent otherwise. */
+  readonly dialog?: PublishedDialog;
 }
 
 /** Where a session runs in tmux: the server's socket path (from `$TMUX`) and the pane id (`$TMUX_PANE`, e.g. `%3`). */
@@ -161,6 +164,7 @@ export interface SessionRecordInput {
   readonly control: string;
   readonly tmux?: TmuxPane;
   readonly disagreement?: DisagreementNote;
+  readonly dialog?: PublishedDialog;
 }
 
 /** Metadata values are display text: sanitized like a title and bounded. */
@@ -211,6 +215,7 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
     control: input.control,
     ...(input.tmux === undefined ? {} : { tmux: input.tmux }),
     ...withDisagreement(input.disagreement),
+    ...withDialog(parseDialogField(input.dialog)),
   };
 }
 
@@ -218,6 +223,10 @@ export function createSessionRecord(input: SessionRecordInput): SessionRecord {
 function withDisagreement(note: DisagreementNote | undefined): { disagreement?: DisagreementNote } {
   const valid = note === undefined ? undefined : parseDisagreementNote(note);
   return valid === undefined ? {} : { disagreement: valid };
+}
+
+function withDialog(dialog: PublishedDialog | undefined): { dialog?: PublishedDialog } {
+  return dialog === undefined ? {} : { dialog };
 }
 
 /**
@@ -418,6 +427,7 @@ export function parseRecord(json: unknown): SessionRecord | undefined {
     control,
     ...(tmux === undefined ? {} : { tmux }),
     ...withDisagreement(parseDisagreementNote(json['disagreement'])),
+    ...withDialog(parseDialogField(json['dialog'])),
   };
 }
 

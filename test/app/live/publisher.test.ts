@@ -7,6 +7,12 @@ import type { SessionRecord } from '../../../src/core/records/session-record.js'
 import { initialDetectorState, type DetectorState } from '../../../src/core/detector/tick.js';
 import type { TickLogEntry } from '../../../src/core/detector/tick-log.js';
 import type { AgentState } from '../../../src/core/types.js';
+import { dialogDigest, type LiveDialog } from '../../../src/core/dialog/digest.js';
+
+function liveDialog(question: string): LiveDialog {
+  const options = ['Yes', 'No'];
+  return { id: 'd', question, options, keys: ['1', '2'], digest: dialogDigest(question, options) };
+}
 
 const ENTRY = { decision: { ruleId: 'r' } } as unknown as TickLogEntry;
 
@@ -15,7 +21,7 @@ function stateOf(state: AgentState, sinceMs = 0): DetectorState {
   return { ...initial, session: { ...initial.session, state, raw: state === 'done' ? 'idle' : state, stateSinceMs: sinceMs, winner: 'screen-rule', ruleId: 'r' } };
 }
 
-function publisher(title: () => string | undefined = () => undefined, rows: () => string[] = () => []) {
+function publisher(title: () => string | undefined = () => undefined, rows: () => string[] = () => [], dialog: () => LiveDialog | undefined = () => undefined) {
   const clock = manualClock(1_000, 1_700_000_000_000);
   const events: StateChangeEvent[] = [];
   const notified: AgentState[] = [];
@@ -32,6 +38,7 @@ function publisher(title: () => string | undefined = () => undefined, rows: () =
     pid: () => 42,
     onStateChange: (event) => events.push(event),
     notify: (state) => notified.push(state),
+    dialog,
   });
   return { p, clock, events, notified, written, store };
 }
@@ -137,5 +144,35 @@ describe('Publisher', () => {
     p.afterTick(false, stateOf('working'), 5_000 + TITLE_REPUBLISH_MIN_MS);
 
     expect(written.map((r) => r.title)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('publishes a blocked state with its dialog, and a new dialog under the same blocked state at the next tick', () => {
+    let shown = liveDialog('Do you want to run ls -la?');
+    const { p, written, store, events } = publisher(undefined, undefined, () => shown);
+    p.store = store;
+
+    p.onChange(stateOf('blocked'), ENTRY);
+    p.afterTick(false, stateOf('blocked'), 2_000);
+    shown = liveDialog('Do you want to run rm -rf build/?');
+    p.afterTick(false, stateOf('blocked'), 2_100);
+
+    expect(events.map((e) => e.dialog?.question)).toEqual(['Do you want to run ls -la?']);
+    expect(written.map((r) => r.dialog?.question)).toEqual(['Do you want to run ls -la?', 'Do you want to run rm -rf build/?']);
+    expect(written[1]?.dialog?.digest).toBe(shown.digest);
+  });
+
+  it('publishes no dialog for a state that is not blocked, and survives a dialog reader that throws', () => {
+    const { p, written, store } = publisher(undefined, undefined, () => {
+      throw new Error('a broken table');
+    });
+    p.store = store;
+
+    p.onChange(stateOf('blocked'), ENTRY);
+    p.onChange(stateOf('working'), ENTRY);
+
+    expect(written.map((r) => [r.state, r.dialog])).toEqual([
+      ['blocked', undefined],
+      ['working', undefined],
+    ]);
   });
 });

@@ -3,7 +3,7 @@
  * line past the limit is dropped once, holding nothing of it, while the next line still counts.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedLineSplitter } from '../../../src/app/sessions/remote-events.js';
+import { boundedLineSplitter, parseEventLine } from '../../../src/app/sessions/remote-events.js';
 
 function split(maxChars: number, pieces: readonly string[]): { lines: string[]; overLong: number } {
   const lines: string[] = [];
@@ -24,5 +24,15 @@ describe('boundedLineSplitter', () => {
     { pieces: ['abcde', 'fghij\n', 'abcdefg\n', 'ok\n'], lines: ['ok'], overLong: 2 },
   ])('splits $pieces into $lines at a limit of 4, dropping $overLong', ({ pieces, lines, overLong }) => {
     expect(split(4, pieces)).toEqual({ lines, overLong });
+  });
+});
+
+describe('a remote events line', () => {
+  const DIALOG = { question: 'Do you want to run ls -la?', options: ['Yes', 'No'], digest: '0123456789abcdef' };
+
+  it("carries a blocked session's dialog, checked like a record's", () => {
+    const line = JSON.stringify({ t: 5, session: 'demo-s', agent: 'demo', from: 'working', to: 'blocked', winner: 'pack', rule_id: 'r', dialog: { ...DIALOG, question: '\u001b[2JApprove?' } });
+
+    expect(parseEventLine(line)?.dialog).toEqual({ ...DIALOG, question: 'Approve?' });
   });
 });

@@ -170,7 +170,7 @@ describe('dashboard layout', () => {
     expect(title).toBeGreaterThan(2);
     // The preview is the screen's bottom with content: trailing blank rows are dropped.
     expect(frame.lines.slice(title + 1, title + 12)).toEqual(previewRows(DIALOG, 100));
-    expect(frame.lines.at(-1)).toBe('↑↓ select · Enter jump · a ack · f filter · ? help · q quit');
+    expect(frame.lines.at(-1)).toBe('↑↓ select · Enter jump · a ack · 1-9 answer · p prompt · f filter · ? help · q quit');
   });
 
   it('scrolls the list to keep the selection in view on a short terminal', () => {

@@ -61,6 +61,15 @@ describe('renderStatusText', () => {
     expect(lines.find((l) => l.startsWith('done'))).toMatch(new RegExp(` \\(usage-limit until ${hhmm}\\) fix tests$`));
   });
 
+  it("shows a blocked session's question and numbered options before its title: what `agentwrap answer` takes", () => {
+    const session = own('a', 'blocked', { title: '✋ claude' });
+    const blocked = { ...session, record: { ...session.record, dialog: { question: 'Do you want to proceed?', options: ['Yes', 'No'], digest: '0123456789abcdef' } } } as ListedSession;
+
+    const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [blocked], warnings: [] }, { home: '/home/u' });
+
+    expect(lines[1]).toMatch(/^blocked +1m +claude +a +~\/repo +Do you want to proceed\? \[1 Yes \| 2 No\] ✋ claude$/);
+  });
+
   it('never draws a line wider than the terminal', () => {
     const lines = renderStatusText({ nowMs: NOW, root: '/r', sessions: [own('a', 'idle', { title: 'z'.repeat(200) })], warnings: [] }, { width: 40 });
 

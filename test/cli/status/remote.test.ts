@@ -204,6 +204,33 @@ describe.skipIf(unavailable !== undefined)(`--host over a private sshd on 127.0.
     expect(text.stdout).toMatch(/^host dead: unreachable \(.+\)$/m);
   });
 
+  it('answer --host and send --host reach the remote session through its socket there, noted as from that host', async () => {
+    const asked: Record<string, unknown>[] = [];
+    const socket = join(remoteRoot, 'sockets', 'claude-ask.sock');
+    mkdirSync(join(remoteRoot, 'sockets'), { recursive: true, mode: 0o700 });
+    const handlers: ControlHandlers = {
+      ...{ explain: () => ({}), capture: () => ({}), ack: () => ({}), report: () => ({}), subscribe: () => () => undefined },
+      answer: (params) => (asked.push({ method: 'answer', ...params }), { sent: true, option: params['option'], label: 'Yes' }),
+      send: (params) => (asked.push({ method: 'send', ...params }), { sent: true, characters: String(params['text']).length }),
+    };
+    servers.push(await startControlServer(socket, handlers));
+    const dialog = { question: 'Do you want to proceed?', options: ['Yes', 'No'], digest: '00112233aabbccdd' };
+    record(remoteRoot, 'claude-ask', { state: 'blocked', control: socket, dialog });
+
+    const answered = await cli(['answer', '--host', 'box', 'claude-ask', 'no'], env);
+    const sent = await cli(['send', '--host', 'box', '--force', 'claude-ask', "don't", 'rm -rf ~; $(id)'], env);
+
+    expect(answered.stdout).toBe('answered claude-ask: 2. Yes\n');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(asked.map((a) => [a['method'], a['option'] ?? a['text'], a['digest'] ?? a['force'], a['via']])).toEqual([
+      ['answer', 2, dialog.digest, 'host'],
+      ['send', "don't rm -rf ~; $(id)", true, 'host'],
+    ]);
+    expect(String(asked[0]?.['from'])).toMatch(/^\S+ \(127\.0\.0\.1\)$/);
+    // The other tests list the box's sessions: this one leaves with its test.
+    rmSync(join(remoteRoot, 'sessions', 'claude-ask.json'));
+  });
+
   it('events --host streams the remote transitions with their host, and reports a dead host once', async () => {
     const emitters = new Set<(event: StateChangeEvent) => void>();
     await startRemoteSession('claude-live', 'working', (emit) => {

@@ -23,7 +23,7 @@ import { carryOutAction } from '../../dashboard/actions.js';
 import { createTransitionFeeds } from '../../dashboard/feeds.js';
 import { decodeKeys } from '../../dashboard/keys.js';
 import { frameUpdate, msUntilAgesChange, renderFrame, type Frame } from '../../dashboard/layout.js';
-import { applyKey, initialState, selectedRow, withRows, type DashboardRow, type DashboardState } from '../../dashboard/model.js';
+import { applyKey, applyPromptInput, initialState, selectedRow, withRows, type DashboardRow, type DashboardState } from '../../dashboard/model.js';
 import { createSessionPreview } from '../../dashboard/preview.js';
 import { scheduleRereads } from '../../dashboard/rereads.js';
 import { DashboardTerminal } from '../../dashboard/terminal.js';
@@ -62,6 +62,7 @@ function toRow(session: HostedSession): DashboardRow {
     title: record.title ?? '',
     control: record.control === '' ? undefined : record.control,
     tmux: record.tmux,
+    dialog: record.dialog,
   };
 }
 
@@ -111,7 +112,7 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     lastEvents.set(event.session, event);
     // Applied at once; the next re-read of the record agrees (or brings the title with it).
     const reason = typeof event.reason === 'string' ? sanitizeTitle(event.reason, 64) : undefined;
-    const moved = (row: DashboardRow): DashboardRow => ({ ...row, state: event.to, stateSinceMs: event.from === event.to ? row.stateSinceMs : event.t, stuck: false, reason, until: reason === undefined ? undefined : row.until });
+    const moved = (row: DashboardRow): DashboardRow => ({ ...row, state: event.to, stateSinceMs: event.from === event.to ? row.stateSinceMs : event.t, stuck: false, reason, until: reason === undefined ? undefined : row.until, dialog: event.dialog });
     const rows = state.rows.map((row) => (row.host === undefined && row.key === event.session ? moved(row) : row));
     setState(withRows(state, rows, state.hosts));
     traceTransition(traceFile, event);
@@ -124,6 +125,13 @@ export function runDashboard(sources: StatusSources): Promise<number> {
     setState(withRows(state, rows, view.hosts ?? []));
   };
   const onInput = (text: string): void => {
+    // A prompt being typed takes the keys as text, until Enter sends it or Esc closes it.
+    if (state.prompt !== undefined) {
+      const result = applyPromptInput(state, text);
+      setState(result.state);
+      carryOutAction(result.action, { say: (message) => setState({ ...state, message }), quit: finish });
+      return;
+    }
     for (const key of decodeKeys(text)) {
       const result = applyKey(state, key);
       setState(result.state);
