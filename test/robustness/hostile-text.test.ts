@@ -13,7 +13,7 @@ import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { notifySendArgs } from '../../src/app/live/desktop-notifier.js';
+import { notifySendArgs } from '../../src/app/notify/desktop-notifier.js';
 import { renderFrame } from '../../src/cli/dashboard/layout.js';
 import { initialState, withRows, type DashboardRow } from '../../src/cli/dashboard/model.js';
 import { createSessionRecord, type SessionRecordInput } from '../../src/core/records/session-record.js';

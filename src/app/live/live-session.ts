@@ -38,7 +38,7 @@ import { controlHandlers } from './control-handlers.js';
 import { createRemoteInput } from './remote-input.js';
 import type { LiveDialog } from '../../core/dialog/digest.js';
 import { MetadataExpiry } from './metadata-expiry.js';
-import { createNotifier } from './notifier.js';
+import { createNotifier } from '../notify/notifier.js';
 import { createProcessSource } from './process-source.js';
 import { Publisher } from './publisher.js';
 import { startPublishing } from './publishing.js';
@@ -46,14 +46,14 @@ import { NO_RECORDING, startRecordingTap } from './recording-tap.js';
 import { closeLiveSession } from './shutdown.js';
 import { startSignalsOut } from './signals-out.js';
 import { TickLoop } from './tick-loop.js';
-import { sessionNotices } from './cause-notices.js';
+import { sessionNotices } from '../notify/cause-notices.js';
 import { isFirstMention } from './release-notes.js';
 import { livePackSource, loadDefaultRegistry, type LoadedPack } from '../pack-registry.js';
 import { Reporter } from '../reporters/reporter.js';
 import { createScreenFeed } from '../screen-feed.js';
 import { DetectorSession } from '../session.js';
 
-export { NOTIFY_MIN_INTERVAL_MS, terminalNotification } from './notifier.js';
+export { NOTIFY_MIN_INTERVAL_MS, terminalNotification } from '../notify/notifier.js';
 export { PROCESS_SAMPLE_MIN_MS } from './process-source.js';
 export { TITLE_REPUBLISH_MIN_MS } from './publisher.js';
 

@@ -14,7 +14,7 @@ import type { Publisher } from './publisher.js';
 import type { RecordingTap } from './recording-tap.js';
 import type { SignalsOut } from './signals-out.js';
 import type { TickLoop } from './tick-loop.js';
-import { WEBHOOK_EXIT_WAIT_MS, type Webhook } from './webhook.js';
+import { WEBHOOK_EXIT_WAIT_MS, type Webhook } from '../notify/webhook.js';
 
 export interface LiveSessionParts {
   readonly launched: Pick<LaunchedSession, 'exited'>;

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CAUSE_MARKER_STALE_MS, createCauseNotices, type CauseNotice } from '../../../src/app/live/cause-notices.js';
+import { CAUSE_MARKER_STALE_MS, createCauseNotices, type CauseNotice } from '../../../src/app/notify/cause-notices.js';
 import type { StateChangeEvent } from '../../../src/app/control/protocol.js';
 import type { SessionRecord } from '../../../src/core/records/session-record.js';
 import type { AgentState } from '../../../src/core/types.js';

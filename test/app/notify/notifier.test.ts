@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
-import { createNotifier, NOTIFY_MIN_INTERVAL_MS, terminalNotification } from '../../../src/app/live/notifier.js';
+import { createNotifier, NOTIFY_MIN_INTERVAL_MS, terminalNotification } from '../../../src/app/notify/notifier.js';
 import type { TickLogEntry } from '../../../src/core/detector/tick-log.js';
 
 const ENTRY = { decision: { ruleId: 'permission-dialog' } } as unknown as TickLogEntry;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
-import { createDesktopNotifier, findNotifySend } from '../../../src/app/live/desktop-notifier.js';
+import { createDesktopNotifier, findNotifySend } from '../../../src/app/notify/desktop-notifier.js';
 import { DEMO_AGENT_PATH } from '../../../src/adapters/paths.js';
 import { CLI, ensureBuilt } from '../../helpers/cli.js';
 

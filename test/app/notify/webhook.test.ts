@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../../src/adapters/clock.js';
 import { Publisher } from '../../../src/app/live/publisher.js';
-import { createWebhook, transitionsToWebhook } from '../../../src/app/live/webhook.js';
+import { createWebhook, transitionsToWebhook } from '../../../src/app/notify/webhook.js';
 import { initialDetectorState, type DetectorState } from '../../../src/core/detector/tick.js';
 import type { TickLogEntry } from '../../../src/core/detector/tick-log.js';
 import type { AgentState } from '../../../src/core/types.js';
