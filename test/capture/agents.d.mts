@@ -11,6 +11,8 @@ export interface AgentProfile {
   dialogQuietMs?: number;
   submitSettleMs?: number;
   readyBytes?: number;
+  /** A dependency tree this registry cannot resolve as published (install.mjs applyInstallFix). */
+  install?: { overrides?: Record<string, string>; absent?: string[]; legacyPeerDeps?: boolean };
 }
 export const AGENTS: Record<string, AgentProfile>;
 export const AGENT_NAMES: string[];

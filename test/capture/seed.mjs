@@ -248,6 +248,17 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       });
       break;
     }
+    case 'letta': {
+      // Letta Code's local backend (no Letta server, no login): what `letta backend local` and
+      // `letta connect openai-compatible --base-url … --api-key …` write. It lists the models
+      // at the base URL (GET /v1/models) and talks chat completions to them.
+      const letta = join(home, '.letta');
+      write(join(letta, 'settings.json'), JSON.stringify({ preferredBackendMode: 'local', autoConversationTitles: false }, null, 2));
+      const provider = { id: 'local-provider-openai-compatible', name: 'openai-compatible', provider_type: 'openai-compatible', provider_category: 'byok', auth: { type: 'api', key: 'dummy' }, base_url: `${baseUrl}/v1` };
+      write(join(letta, 'lc-local-backend', 'providers', 'auth.json'), JSON.stringify({ version: 1, providers: { 'openai-compatible': provider } }, null, 2));
+      Object.assign(env, { DISABLE_AUTOUPDATER: '1', DO_NOT_TRACK: '1' });
+      break;
+    }
     default:
       throw new Error(`seed: unknown agent ${agent}`);
   }
