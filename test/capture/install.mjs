@@ -84,7 +84,7 @@ export function ensureInstalled(agent, version, log = console.error) {
  * registry lacks and the CLI's bundle never loads: each becomes an empty local package the
  * overrides point at) and `legacyPeerDeps`. Returns the extra npm flags.
  */
-function applyInstallFix(fix, prefix, pj) {
+export function applyInstallFix(fix, prefix, pj) {
   if (!fix) return [];
   const overrides = { ...(pj.overrides ?? {}), ...(fix.overrides ?? {}) };
   for (const name of fix.absent ?? []) {
