@@ -24,6 +24,8 @@ export const SETTLE_MS = 400;
  * before the Enter's `i` event, 0.7 ms before its mark, a "spurious" change inside blocked).
  */
 export const KEY_SLACK_MS = 5;
+/** How far from its estimated place a key's `i` event may be found (keyClockOffsetMs). */
+export const KEY_MATCH_MS = 4000;
 export const QUIET_MS = 350;
 export const QUIET_MIN_MS = 500;
 export const QUIET_CAP_MS = 4000;
@@ -96,17 +98,26 @@ export function labelsToJsonl(labels) {
 
 /**
  * Median of (cast time of the `i` event carrying a key's bytes − the key's write time on the
- * cast clock estimated from `castStartWall`), in ms, over the keys found within 1 s; undefined
- * when none is found (a recorder without --record-input).
+ * cast clock estimated from `castStartWall`), in ms; undefined when no key is found (a recorder
+ * without --record-input). Keys are matched in the order they were written, each to the next `i`
+ * event with its bytes (terminal answers in between are skipped), within KEY_MATCH_MS: the first
+ * output, by which `castStartWall` is estimated, can be far from where the cast puts it. In the
+ * tmux habitat the driver saw output 1.47 s before the first `o` event of Letta Code's casts
+ * (its 35 MB bundle loads for 1.3 s before it writes anything), and matching each key to the
+ * nearest same bytes within 1 s then found none.
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');
   const offsets = [];
+  let next = 0;
   for (const key of keyWrites) {
     const at = (key.t - castStartWall) / 1000;
-    let best;
-    for (const e of inputs) if (e[2] === key.bytes && Math.abs(e[0] - at) <= 1 && (best === undefined || Math.abs(e[0] - at) < Math.abs(best - at))) best = e[0];
-    if (best !== undefined) offsets.push((best - at) * 1000);
+    for (let i = next; i < inputs.length; i++) {
+      const e = inputs[i];
+      if (e[2] !== key.bytes || e[0] < at - KEY_MATCH_MS / 1000) continue;
+      if (e[0] <= at + KEY_MATCH_MS / 1000) { offsets.push((e[0] - at) * 1000); next = i + 1; }
+      break;
+    }
   }
   if (offsets.length === 0) return undefined;
   offsets.sort((x, y) => x - y);
