@@ -198,6 +198,16 @@ export const AGENTS = {
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
+  droid: {
+    // Factory's droid. `@factory/cli` 0.225.1 names a linux-x64 binary package this registry
+    // does not hold (it has 0.215.0 and 0.225.2); `droid` 0.215.0 is the same CLI with its match.
+    pkg: 'droid',
+    version: '0.215.0',
+    bin: 'droid',
+    args: [],
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);

@@ -363,8 +363,9 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         if (!loggedChatTools) { loggedChatTools = true; log(`[mock] chat tools ${tools.map((t) => t.function?.name).join(',')}`); }
         const { step, stepNo } = nextStep('chat');
         if (step.error) return await sendError(res, 'chat', step, stepNo);
-        // Letta Code (Claude Code's tool names over chat completions) calls its shell tool `Bash`.
-        const toolName = ['bash', 'shell', 'run_shell_command', 'Bash'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
+        // Letta Code (Claude Code's tool names over chat completions) calls its shell tool `Bash`,
+        // Factory's droid `Execute` (its riskLevel left to the schema's default, "high").
+        const toolName = ['bash', 'shell', 'run_shell_command', 'Bash', 'Execute'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
         const enc = chatEvents(step, { id: `c${counter}`, model: body.model, callId: `call_${counter}`, chunkChars: step.chunkChars, toolName });
         return await streamSteps(res, 'chat', step, stepNo, enc);
       }

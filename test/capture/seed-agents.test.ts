@@ -128,7 +128,7 @@ describe('a new user\'s first start (`first-run`, seed `bare`)', () => {
 
 // Issue 35 item 3, second list: the agents of that list that run against the mock.
 describe('seeding of the issue-35 agents (second list)', () => {
-  it.each(['letta'])('%s is pointed at the mock and at no other address', (agent) => {
+  it.each(['letta', 'droid'])('%s is pointed at the mock and at no other address', (agent) => {
     const s = seeded(agent);
     const urls = urlsOf(s);
     expect(urls.length).toBeGreaterThan(0);

@@ -259,6 +259,21 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       Object.assign(env, { DISABLE_AUTOUPDATER: '1', DO_NOT_TRACK: '1' });
       break;
     }
+    case 'droid': {
+      // Factory's droid in its airgap mode (FACTORY_AIRGAP_ENABLED: no Factory login, a built-in
+      // airgapped user) with a BYOK custom model at the mock's chat completions; the model id is
+      // "custom:<displayName with dashes>-<index>". Its default autonomy ("Auto (Off)") asks
+      // before every action. The work folder is trusted as its trust dialog writes it.
+      const settings = {
+        customModels: [{ model: 'mock-model', displayName: 'Mock Model', provider: 'generic-chat-completion-api', baseUrl: `${baseUrl}/v1`, apiKey: 'dummy', maxOutputTokens: 8192, noImageSupport: true }],
+        sessionDefaultSettings: { model: 'custom:Mock-Model-0' },
+        logoAnimation: 'off',
+        trustedFolders: firstRun ? {} : { [cwd]: { trustedAt: '2026-12-07T00:00:00.000Z' } },
+      };
+      write(join(home, '.factory', 'settings.json'), JSON.stringify(settings, null, 2));
+      Object.assign(env, { FACTORY_AIRGAP_ENABLED: '1', FACTORY_DROID_AUTO_UPDATE_ENABLED: 'false', FACTORYD_DISABLE_AUTO_UPDATE: '1' });
+      break;
+    }
     default:
       throw new Error(`seed: unknown agent ${agent}`);
   }
