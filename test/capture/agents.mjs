@@ -194,8 +194,8 @@ export const AGENTS = {
       legacyPeerDeps: true,
     },
     // Its approval came 0.83–0.94 s after the call, once 1.71 s (80x24, loaded machine), with
-    // "<agent> is remembering…" on its live row meanwhile.
-    toolSettleMs: 1000,
+    // "<agent> is remembering…" on its live row meanwhile; latency is still measured from the call.
+    toolSettleMs: 1800,
     // Approval: "Run this command? $ touch app.test.js … ❯ 1. Yes … Enter to select · Esc to
     // cancel". Esc cancels the call ("Approval cancelled") and ends the turn without a request.
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
