@@ -179,6 +179,13 @@ describe('capture lab mock encoders', () => {
     }
   });
 
+  it('gives droid\'s Execute call the risk classification droid requires', () => {
+    const { events } = chatEvents({ tool: { command: 'rm notes.txt' } }, { toolName: 'Execute' });
+    const call = events.flatMap((e) => (e[1] as { choices?: { delta: { tool_calls?: { function: { name: string; arguments: string } }[] } }[] }).choices ?? []).flatMap((c) => c.delta.tool_calls ?? [])[0];
+    expect(call?.function.name).toBe('Execute');
+    expect(JSON.parse(call?.function.arguments ?? '{}')).toMatchObject({ command: 'rm notes.txt', riskLevel: 'medium', riskLevelReason: expect.any(String) });
+  });
+
   it('calls another Claude tool with its input, the working folder and plan file filled from the request', async () => {
     const mock = await startMock();
     try {
