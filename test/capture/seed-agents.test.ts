@@ -143,4 +143,13 @@ describe('seeding of the issue-35 agents (second list)', () => {
     const auth = JSON.parse(readFileSync(join(s.home, '.letta', 'lc-local-backend', 'providers', 'auth.json'), 'utf8'));
     expect(auth.providers['openai-compatible']).toMatchObject({ provider_type: 'openai-compatible', base_url: `${BASE}/v1`, auth: { type: 'api' } });
   });
+
+  it('droid runs in airgap mode (no Factory login) with its custom model at the mock, the work folder trusted', () => {
+    const s = seeded('droid');
+    expect(s.env['FACTORY_AIRGAP_ENABLED']).toBe('1');
+    const settings = JSON.parse(readFileSync(join(s.home, '.factory', 'settings.json'), 'utf8'));
+    expect(settings.customModels[0]).toMatchObject({ provider: 'generic-chat-completion-api', baseUrl: `${BASE}/v1`, displayName: 'Mock Model' });
+    expect(settings.sessionDefaultSettings.model).toBe('custom:Mock-Model-0');
+    expect(Object.keys(settings.trustedFolders)).toEqual([s.cwd]);
+  });
 });
