@@ -208,6 +208,10 @@ export const AGENTS = {
     version: '0.215.0',
     bin: 'droid',
     args: [],
+    // Its approval box came 0.3–0.8 s after the call (loaded machine).
+    toolSettleMs: 1000,
+    // Approval: "Command to approve · medium risk … │ Yes, allow │ … │ No, cancel │ ↑↓ navigate
+    // Enter select   Esc cancel" (the first option is selected).
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
