@@ -14,6 +14,8 @@ export interface AgentProfile {
   readyBytes?: number;
   /** Ready also waits until the screen shows this (a CLI whose bytes, quiet and CPU can all hold before its first real paint). */
   readyScreen?: RegExp;
+  /** A dependency tree this registry cannot resolve as published (install.mjs applyInstallFix). */
+  install?: { overrides?: Record<string, string>; absent?: string[]; legacyPeerDeps?: boolean };
 }
 export const AGENTS: Record<string, AgentProfile>;
 export const AGENT_NAMES: string[];

@@ -219,6 +219,44 @@ export const AGENTS = {
     keys: { submit: '\r', approve: 'y', deny: 'n', exit: ['\x03', '\x03'] },
     startup: [],
   },
+  // ---- Issue 35 item 3, second list (Letta Code, Factory's droid, Amp, Auggie, Qoder CLI) ----
+  letta: {
+    pkg: '@letta-ai/letta-code',
+    version: '0.32.18',
+    bin: 'letta',
+    // Its default mode is "unrestricted" (every tool runs unasked); "standard" asks before shell
+    // commands and edits, as a careful user sets it.
+    args: ['--permission-mode', 'standard'],
+    // This registry lacks two of its dependencies (@letta-ai/letta-agent-sdk and
+    // @letta-ai/trajectory: 404) and the pinned @janhapke/sharp-electron prerelease; letta.js is
+    // one bundle that loads none of them. react 18.2.0 against @pierre/diffs' react ≥18.3.1 peer.
+    install: {
+      overrides: { '@janhapke/sharp-electron': '0.35.4-electron.1' },
+      absent: ['@letta-ai/letta-agent-sdk', '@letta-ai/trajectory'],
+      legacyPeerDeps: true,
+    },
+    // Its approval came 0.83–0.94 s after the call, once 1.71 s (80x24, loaded machine), with
+    // "<agent> is remembering…" on its live row meanwhile; latency is still measured from the call.
+    toolSettleMs: 1800,
+    // Approval: "Run this command? $ touch app.test.js … ❯ 1. Yes … Enter to select · Esc to
+    // cancel". Esc cancels the call ("Approval cancelled") and ends the turn without a request.
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
+  droid: {
+    // Factory's droid. `@factory/cli` 0.225.1 names a linux-x64 binary package this registry
+    // does not hold (it has 0.215.0 and 0.225.2); `droid` 0.215.0 is the same CLI with its match.
+    pkg: 'droid',
+    version: '0.215.0',
+    bin: 'droid',
+    args: [],
+    // Its approval box came 0.3–0.8 s after the call (loaded machine).
+    toolSettleMs: 1000,
+    // Approval: "Command to approve · medium risk … │ Yes, allow │ … │ No, cancel │ ↑↓ navigate
+    // Enter select   Esc cancel" (the first option is selected).
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);

@@ -64,10 +64,11 @@ export function ensureInstalled(agent, version, log = console.error) {
     pj.private = true;
     // A name-only approval, so `--latest` reuses the same manifest.
     pj.allowScripts = { ...(pj.allowScripts ?? {}), [a.pkg]: true };
+    const npmFlags = applyInstallFix(a.install, prefix, pj);
     writeFileSync(manifest, JSON.stringify(pj, null, 2) + '\n');
     execFileSync(
       'npm',
-      ['install', '--prefix', prefix, '--no-audit', '--no-fund', `${a.pkg}@${v}`],
+      ['install', '--prefix', prefix, '--no-audit', '--no-fund', ...npmFlags, `${a.pkg}@${v}`],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     reported = probeVersion(bin);
@@ -75,6 +76,25 @@ export function ensureInstalled(agent, version, log = console.error) {
   }
   const extra = a.configTemplate ? ensureConfigTemplate(a, v, log) : undefined;
   return { agent, pkg: a.pkg, version: v, bin, reported, ...(extra ? { configTemplate: extra } : {}) };
+}
+
+/**
+ * An agent's `install` fix for a dependency tree this registry cannot resolve as published:
+ * `overrides` (npm's field: another version of a dependency), `absent` (dependencies the
+ * registry lacks and the CLI's bundle never loads: each becomes an empty local package the
+ * overrides point at) and `legacyPeerDeps`. Returns the extra npm flags.
+ */
+export function applyInstallFix(fix, prefix, pj) {
+  if (!fix) return [];
+  const overrides = { ...(pj.overrides ?? {}), ...(fix.overrides ?? {}) };
+  for (const name of fix.absent ?? []) {
+    const dir = join('absent', name.replace('/', '+'));
+    mkdirSync(join(prefix, dir), { recursive: true });
+    writeFileSync(join(prefix, dir, 'package.json'), JSON.stringify({ name, version: '0.0.0-absent' }) + '\n');
+    overrides[name] = `file:./${dir}`;
+  }
+  pj.overrides = overrides;
+  return fix.legacyPeerDeps ? ['--legacy-peer-deps'] : [];
 }
 
 /**

@@ -182,6 +182,25 @@ describe('capture lab mock encoders', () => {
     }
   });
 
+  it('calls a chat-completions shell tool named Bash (Letta Code) rather than the first tool offered', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ chunkMs: 0, tool: { command: 'touch f' } }]);
+      const tools = ['AskUserQuestion', 'Bash', 'Edit'].map((name) => ({ type: 'function', function: { name } }));
+      const body = await (await fetch(`${mock.baseUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools }) })).text();
+      expect(body).toContain('"function":{"name":"Bash","arguments":"{\\"command\\":\\"touch f\\"');
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('gives droid\'s Execute call the risk classification droid requires', () => {
+    const { events } = chatEvents({ tool: { command: 'rm notes.txt' } }, { toolName: 'Execute' });
+    const call = events.flatMap((e) => (e[1] as { choices?: { delta: { tool_calls?: { function: { name: string; arguments: string } }[] } }[] }).choices ?? []).flatMap((c) => c.delta.tool_calls ?? [])[0];
+    expect(call?.function.name).toBe('Execute');
+    expect(JSON.parse(call?.function.arguments ?? '{}')).toMatchObject({ command: 'rm notes.txt', riskLevel: 'medium', riskLevelReason: expect.any(String) });
+  });
+
   it('calls another Claude tool with its input, the working folder and plan file filled from the request', async () => {
     const mock = await startMock();
     try {

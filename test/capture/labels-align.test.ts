@@ -17,10 +17,22 @@ describe('label clock alignment by the recorded keys', () => {
     expect(keyClockOffsetMs(text, keys, 1000)).toBeCloseTo(-40, 6);
   });
 
-  it('matches each key to the nearest i event with the same bytes, ignoring terminal answers', () => {
-    const text = cast([[1.2, 'i', '\r'], [2.03, 'i', '\r'], [2.01, 'i', '\x1b[5;7R']]);
+  it('matches the keys in the order they were written, skipping terminal answers between them', () => {
+    // Two Enters 0.5 s apart, recorded 0.3 s late; a terminal answer sits between them.
+    const text = cast([[2.3, 'i', '\r'], [2.5, 'i', '\x1b[5;7R'], [2.8, 'i', '\r']]);
 
-    expect(keyClockOffsetMs(text, [{ t: 2000, bytes: '\r' }], 0)).toBeCloseTo(30, 6);
+    expect(keyClockOffsetMs(text, [{ t: 2000, bytes: '\r' }, { t: 2500, bytes: '\r' }], 0)).toBeCloseTo(300, 6);
+  });
+
+  it('finds keys recorded 1.5 s from where the first output put them, a typed word among them', () => {
+    // Letta Code in the tmux habitat: the first `o` event came 1.47 s after the output the driver
+    // saw first, so every key's `i` event is 1.47 s earlier than its estimate; nearest-match
+    // within 1 s found no Enter there, and a typed word's repeated letters would pair wrongly.
+    const typed = 'noon'.split('').map((c, i) => ({ t: 9000 + i * 60, bytes: c }));
+    const keys = [...typed, { t: 9400, bytes: '\r' }, { t: 12_900, bytes: '\r' }];
+    const text = cast(keys.map((k) => [k.t / 1000 - 1.47, 'i', k.bytes] as [number, string, string]));
+
+    expect(keyClockOffsetMs(text, keys, 0)).toBeCloseTo(-1470, 6);
   });
 
   it('finds the keys seconds away when several agree on the shift (the first output seen was not the agent\'s)', () => {

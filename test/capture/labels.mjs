@@ -114,7 +114,8 @@ const KEY_CONSENSUS = 2;
  * on a larger shift (up to KEY_SEARCH_S), that shift comes first: in a tmux pane the first output
  * the driver sees is not always the agent's first (Gemini CLI 0.61 with its hooks on, started
  * seconds late on a loaded machine, put every label 2.4-4.1 s late; Kilo Code draws nothing for
- * 6.7 s after its start, which put its keys 8 s from the estimate).
+ * 6.7 s after its start, which put its keys 8 s from the estimate; Letta Code's 35 MB bundle
+ * loads for 1.3 s before it writes anything, 1.47 s off in the tmux habitat).
  */
 export function keyClockOffsetMs(castText, keyWrites, castStartWall) {
   const inputs = castText.split('\n').slice(1).filter((l) => l.includes('"i"')).map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).filter((e) => e && e[1] === 'i');

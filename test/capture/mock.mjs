@@ -130,6 +130,10 @@ export function codexShellCall(tool, shellTool) {
 }
 
 /** OpenAI chat-completions chunks for one step (data objects; the stream ends with [DONE]). */
+// Factory's droid refuses an `Execute` call without the risk the model must classify ("Missing
+// risk classification") and runs it unasked; in its default autonomy every level asks.
+const SHELL_EXTRAS = { Execute: { riskLevel: 'medium', riskLevelReason: 'It creates or deletes files in the project.' } };
+
 export function chatEvents(step, { id = 'chatcmpl_mock', model = 'mock-model', callId = 'call_mock', chunkChars = 6, toolName = 'bash' } = {}) {
   const base = { id, object: 'chat.completion.chunk', created: 1_700_000_000, model };
   const ev = [];
@@ -145,7 +149,7 @@ export function chatEvents(step, { id = 'chatcmpl_mock', model = 'mock-model', c
   if (step.tool) {
     // `tool.name` + `tool.input` call another of the CLI's tools (OpenCode's edit, question).
     const name = step.tool.input ? step.tool.name : toolName;
-    const args = JSON.stringify(step.tool.input ?? { command: step.tool.command, description: step.tool.description ?? 'Run a command' });
+    const args = JSON.stringify(step.tool.input ?? { command: step.tool.command, description: step.tool.description ?? 'Run a command', ...SHELL_EXTRAS[name] });
     ev.push([null, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: args } }] }, finish_reason: null }] }]);
   }
   ev.push([null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: step.tool ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 20, completion_tokens: 30, total_tokens: 50 } }]);
@@ -378,8 +382,9 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         if (!loggedChatTools) { loggedChatTools = true; log(`[mock] chat tools ${tools.map((t) => t.function?.name).join(',')}`); }
         const { step, stepNo } = nextStep('chat');
         if (step.error || step.failure) return await sendError(res, 'chat', step, stepNo);
-        // Continue CLI's shell tool is `Bash`, Cline's `run_commands`.
-        const toolName = ['bash', 'shell', 'run_shell_command', 'Bash', 'run_commands'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
+        // Continue CLI's and Letta Code's shell tool is `Bash`, Cline's `run_commands`, Factory's
+        // droid `Execute` (with the risk it asks the model for: SHELL_EXTRAS).
+        const toolName = ['bash', 'shell', 'run_shell_command', 'Bash', 'run_commands', 'Execute'].find((n) => tools.some((t) => t.function?.name === n)) ?? tools[0]?.function?.name;
         const enc = chatEvents(step, { id: `c${counter}`, model: body.model, callId: `call_${counter}`, chunkChars: step.chunkChars, toolName });
         return await streamSteps(res, 'chat', step, stepNo, enc);
       }

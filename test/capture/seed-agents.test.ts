@@ -149,3 +149,31 @@ describe('a new user\'s first start (`first-run`, seed `bare`)', () => {
     expect(urlsOf(s)).toEqual([]);
   });
 });
+
+// Issue 35 item 3, second list: the agents of that list that run against the mock.
+describe('seeding of the issue-35 agents (second list)', () => {
+  it.each(['letta', 'droid'])('%s is pointed at the mock and at no other address', (agent) => {
+    const s = seeded(agent);
+    const urls = urlsOf(s);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(BASE), `${agent}: ${url}`).toBe(true);
+  });
+
+  it('letta runs on its local backend with an OpenAI-compatible provider at the mock, in the mode that asks', () => {
+    const s = seeded('letta');
+    expect(AGENTS['letta']?.args).toEqual(['--permission-mode', 'standard']);
+    const settings = JSON.parse(readFileSync(join(s.home, '.letta', 'settings.json'), 'utf8'));
+    expect(settings.preferredBackendMode).toBe('local');
+    const auth = JSON.parse(readFileSync(join(s.home, '.letta', 'lc-local-backend', 'providers', 'auth.json'), 'utf8'));
+    expect(auth.providers['openai-compatible']).toMatchObject({ provider_type: 'openai-compatible', base_url: `${BASE}/v1`, auth: { type: 'api' } });
+  });
+
+  it('droid runs in airgap mode (no Factory login) with its custom model at the mock, the work folder trusted', () => {
+    const s = seeded('droid');
+    expect(s.env['FACTORY_AIRGAP_ENABLED']).toBe('1');
+    const settings = JSON.parse(readFileSync(join(s.home, '.factory', 'settings.json'), 'utf8'));
+    expect(settings.customModels[0]).toMatchObject({ provider: 'generic-chat-completion-api', baseUrl: `${BASE}/v1`, displayName: 'Mock Model' });
+    expect(settings.sessionDefaultSettings.model).toBe('custom:Mock-Model-0');
+    expect(Object.keys(settings.trustedFolders)).toEqual([s.cwd]);
+  });
+});

@@ -293,6 +293,32 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       if (!firstRun) write(join(home, '.cline', 'data', 'settings', 'cli-notices.json'), JSON.stringify({ shown: { 'cline-cli-cline-pass-intro': true, 'cline-cli-desktop-launch': true } }, null, 2));
       break;
     }
+    case 'letta': {
+      // Letta Code's local backend (no Letta server, no login): what `letta backend local` and
+      // `letta connect openai-compatible --base-url … --api-key …` write. It lists the models
+      // at the base URL (GET /v1/models) and talks chat completions to them.
+      const letta = join(home, '.letta');
+      write(join(letta, 'settings.json'), JSON.stringify({ preferredBackendMode: 'local', autoConversationTitles: false }, null, 2));
+      const provider = { id: 'local-provider-openai-compatible', name: 'openai-compatible', provider_type: 'openai-compatible', provider_category: 'byok', auth: { type: 'api', key: 'dummy' }, base_url: `${baseUrl}/v1` };
+      write(join(letta, 'lc-local-backend', 'providers', 'auth.json'), JSON.stringify({ version: 1, providers: { 'openai-compatible': provider } }, null, 2));
+      Object.assign(env, { DISABLE_AUTOUPDATER: '1', DO_NOT_TRACK: '1' });
+      break;
+    }
+    case 'droid': {
+      // Factory's droid in its airgap mode (FACTORY_AIRGAP_ENABLED: no Factory login, a built-in
+      // airgapped user) with a BYOK custom model at the mock's chat completions; the model id is
+      // "custom:<displayName with dashes>-<index>". Its default autonomy ("Auto (Off)") asks
+      // before every action. The work folder is trusted as its trust dialog writes it.
+      const settings = {
+        customModels: [{ model: 'mock-model', displayName: 'Mock Model', provider: 'generic-chat-completion-api', baseUrl: `${baseUrl}/v1`, apiKey: 'dummy', maxOutputTokens: 8192, noImageSupport: true }],
+        sessionDefaultSettings: { model: 'custom:Mock-Model-0' },
+        logoAnimation: 'off',
+        trustedFolders: firstRun ? {} : { [cwd]: { trustedAt: '2026-12-07T00:00:00.000Z' } },
+      };
+      write(join(home, '.factory', 'settings.json'), JSON.stringify(settings, null, 2));
+      Object.assign(env, { FACTORY_AIRGAP_ENABLED: '1', FACTORY_DROID_AUTO_UPDATE_ENABLED: 'false', FACTORYD_DISABLE_AUTO_UPDATE: '1' });
+      break;
+    }
     default:
       throw new Error(`seed: unknown agent ${agent}`);
   }
