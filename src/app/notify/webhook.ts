@@ -175,6 +175,9 @@ export function transitionsToWebhook(
         previous: event.from,
         reason: accountCause?.cause ?? record.reason,
         until: record.until === undefined || accountCause?.lifted === true ? undefined : new Date(record.until).toISOString(),
+        // The dialog a blocked agent shows, as its pack reads it (docs/answer.md): what to answer.
+        question: accountCause === undefined ? record.dialog?.question : undefined,
+        options: accountCause === undefined ? record.dialog?.options : undefined,
         host,
         cwd: record.cwd,
         time: new Date(event.t).toISOString(),

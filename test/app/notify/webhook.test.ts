@@ -47,8 +47,9 @@ function stateOf(state: AgentState, reason?: string): DetectorState {
   return { ...initial, session: { ...initial.session, state, raw: state === 'done' ? 'idle' : state, winner: 'screen-rule', ruleId: 'r', ...(reason === undefined ? {} : { reason }) } };
 }
 
-function publisherWith(onTransition: ConstructorParameters<typeof Publisher>[0]['onTransition']): Publisher {
+function publisherWith(onTransition: ConstructorParameters<typeof Publisher>[0]['onTransition'], dialog?: ConstructorParameters<typeof Publisher>[0]['dialog']): Publisher {
   return new Publisher({
+    ...(dialog === undefined ? {} : { dialog }),
     identity: { key: 'claude-1', sourceCli: 'claude', sessionId: '1', cwd: '/w', startedWallMs: 1_700_000_000_000, detectorStartMs: 0, detectorStartWallMs: 1_700_000_000_000, agentVersion: undefined },
     clock: manualClock(0, 1_700_000_000_000),
     screen: { view: () => ({ rows: [], cols: 80, cursorRow: 0, cursorCol: 0, isAlternateScreen: false, revision: 0 }), evidence: () => ({ title: undefined, progress: undefined, lastMark: undefined, lastNotificationAtMs: undefined, lastBellAtMs: undefined }) },
@@ -93,6 +94,24 @@ describe('the notify_url webhook', () => {
       text: 'claude needs you (auth)',
     });
     expect(warnings).toEqual([]);
+  });
+
+  it("carries a blocked agent's dialog, as its pack reads it, in question and options", async () => {
+    const { url, received } = await server();
+    const webhook = createWebhook({ url, warn: () => undefined });
+    const dialog = { id: 'select-box', question: 'Do you want to proceed?', options: ['Yes', 'No'], digest: '0123456789abcdef', keys: ['1', '2'] };
+    const p = publisherWith(transitionsToWebhook(webhook, 'box-1'), () => dialog);
+
+    p.onChange(stateOf('working'), ENTRY);
+    p.onChange(stateOf('blocked'), ENTRY);
+    await webhook.drain(10_000);
+
+    const bodies = received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(bodies.map((b) => [b['state'], b['question'], b['options']])).toEqual([
+      ['working', null, null],
+      ['blocked', 'Do you want to proceed?', ['Yes', 'No']],
+    ]);
+    expect(bodies[1]?.['text']).toBe('claude needs you: Do you want to proceed?');
   });
 
   it('a slow server: send returns at once, the event loop stays free while it holds a request, and every body arrives in order', async () => {
