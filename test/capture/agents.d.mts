@@ -10,6 +10,10 @@ export interface AgentProfile {
   toolSettleMs?: number;
   /** The driver answers a dialog only once the output has been quiet this long (its busy row animates until the dialog is drawn). */
   dialogQuietMs?: number;
+  /** The title the CLI sets while it asks: the driver answers once it is set and marks blocked from it, not from the tool call. */
+  askTitle?: RegExp;
+  /** npm packages installed beside the CLI (a runtime it needs, e.g. Bun). */
+  extraPkgs?: string[];
   submitSettleMs?: number;
   readyBytes?: number;
   /** Ready also waits until the screen shows this (a CLI whose bytes, quiet and CPU can all hold before its first real paint). */

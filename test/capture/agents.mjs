@@ -257,6 +257,24 @@ export const AGENTS = {
     keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
     startup: [],
   },
+  // ---- Oh My Pi, Kimi Code, Codebuff, Jules (issue 35 item 3) ----
+  omp: {
+    pkg: '@oh-my-pi/pi-coding-agent',
+    // 18.3.4 is the newest on npm, but its @oh-my-pi/* dependencies at 18.3.4 (omp-stats,
+    // pi-ai…) are not published (ETARGET); 18.2.3 is the newest release whose set is complete.
+    version: '18.2.3',
+    bin: 'omp',
+    // Its bin is a Bun script ("#!/usr/bin/env bun"); the lab installs the `bun` npm package
+    // next to it (extraPkgs), whose binary lands in the same .bin folder the PTY puts on PATH.
+    extraPkgs: ['bun@1.4.5'],
+    args: [],
+    // It titles the window "π ! <session>" while it waits on the user; its first tool call of a
+    // session takes it 1.3-1.7 s (busy, screen still) before it draws the approval box with that
+    // title, so the driver marks blocked from the title, not from the tool call.
+    askTitle: /^π !/,
+    keys: { submit: '\r', approve: '\r', deny: '\x1b', exit: ['\x03', '\x03'] },
+    startup: [],
+  },
 };
 
 export const AGENT_NAMES = Object.keys(AGENTS);

@@ -32,6 +32,8 @@ const READY_CAP_MS = 30_000;
 const WAIT_CAP_MS = 120_000;
 /** How long the driver waits for a dialog to be drawn (`dialogQuietMs`) before it answers anyway. */
 const DIALOG_QUIET_CAP_MS = 10_000;
+/** How far before the driver saw an `askTitle` title its blocked mark starts (see its use). */
+const TITLE_SLACK_MS = 100;
 /** After a text-only stream ends, a new main request this soon means the turn goes on. */
 const TURN_CONTINUE_MS = 1500;
 /**
@@ -377,6 +379,15 @@ export async function runScenario(opts) {
 
   let cursor = 0;
   /** Next mock event after the cursor matching `pred`; advances the cursor past it. */
+  // The first title matching `re` set at or after `sinceT`, waited for up to `capMs`.
+  const waitTitle = async (re, sinceT, capMs) => {
+    const until = nowMs() + capMs;
+    for (;;) {
+      const hit = titles.find((x) => x.t >= sinceT && re.test(x.title));
+      if (hit || nowMs() >= until) return hit;
+      await sleep(20);
+    }
+  };
   const waitEvent = async (pred, capMs = WAIT_CAP_MS, { advance = true } = {}) => {
     const t0 = nowMs();
     for (;;) {
@@ -533,12 +544,19 @@ export async function runScenario(opts) {
           // quiet. Keys sent before the dialog is up go nowhere (OpenCode 1.18.21 on the loaded
           // machine drew its panel after the driver's Enter, and waited for ever).
           if (profile.dialogQuietMs) await waitQuiet(profile.dialogQuietMs, DIALOG_QUIET_CAP_MS);
+          // A CLI that says itself when it starts asking (`askTitle`, Oh My Pi's "π !" title) is
+          // blocked from then: omp spends 1.3-1.7 s on its first tool call of a session, busy and
+          // drawing nothing, before it draws the dialog with that title.
+          const asked = profile.askTitle ? await waitTitle(profile.askTitle, call.t, DIALOG_QUIET_CAP_MS) : undefined;
           // A human reads the dialog; if the CLI runs the tool on its own meanwhile (its result
           // arrives as a new main request), there was no dialog and nothing to answer.
           const auto = await waitEvent(isMainRequest, 1800 + Math.floor(rng() * 1200), { advance: false });
           if (auto) { devent('auto-run', `tool ran without approval: ${call.detail}`); break; }
           await snap(`${action.do} dialog`);
-          mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: call.type === 'stream_end' ? 'answer ended: dialog' : `tool call ${call.detail}` });
+          // The driver sees the title after the pane has drawn it, 8-22 ms after agentwrap
+          // recorded it (omp 18.2.3 in tmux), so the mark starts a little before it.
+          if (asked) mark('blocked', asked.t - TITLE_SLACK_MS, { settle: 2 * TITLE_SLACK_MS, why: `asked (title ${JSON.stringify(asked.title)}) for tool call ${call.detail}` });
+          else mark('blocked', call.t, { settle: profile.toolSettleMs ?? 500, why: call.type === 'stream_end' ? 'answer ended: dialog' : `tool call ${call.detail}` });
           // `keys` answers a dialog that needs more than one key (a question, a multi-step form),
           // as does a profile's approve or deny given as a list (Kilo Code's Esc opens a "Reject
           // permission" form that Enter confirms); the dialog holds until the last one.

@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AGENTS } from './agents.mjs';
 
 export function cacheRoot() {
@@ -36,7 +36,9 @@ export function probeVersion(bin) {
   const r = spawnSync(bin, ['--version'], {
     encoding: 'utf8',
     timeout: 60_000,
-    env: { ...process.env, HOME: home, CI: '1', NO_COLOR: '1' },
+    // Its own .bin folder on PATH, as the driver's PTY has it (Oh My Pi's script runs on the Bun
+    // installed beside it).
+    env: { ...process.env, HOME: home, CI: '1', NO_COLOR: '1', PATH: `${dirname(bin)}:${process.env.PATH}` },
   });
   // pi prints its version on stderr.
   const out = (`${r.stdout ?? ''}`.trim() || `${r.stderr ?? ''}`.trim());
@@ -64,11 +66,13 @@ export function ensureInstalled(agent, version, log = console.error) {
     pj.private = true;
     // A name-only approval, so `--latest` reuses the same manifest.
     pj.allowScripts = { ...(pj.allowScripts ?? {}), [a.pkg]: true };
+    // A runtime the CLI needs and npm carries (Oh My Pi's Bun), approved as the CLI is.
+    for (const extra of a.extraPkgs ?? []) pj.allowScripts[extra.replace(/(.)@.*$/, '$1')] = true;
     const npmFlags = applyInstallFix(a.install, prefix, pj);
     writeFileSync(manifest, JSON.stringify(pj, null, 2) + '\n');
     execFileSync(
       'npm',
-      ['install', '--prefix', prefix, '--no-audit', '--no-fund', ...npmFlags, `${a.pkg}@${v}`],
+      ['install', '--prefix', prefix, '--no-audit', '--no-fund', ...npmFlags, `${a.pkg}@${v}`, ...(a.extraPkgs ?? [])],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     reported = probeVersion(bin);

@@ -1,5 +1,5 @@
 // Offline checks of the lab's seeding for the agents added in issue 16 (pi, Qwen Code, Grok CLI,
-// Copilot CLI) and issue 35 (Kilo Code CLI, Continue CLI, Cline CLI): each one is pointed at the
+// Copilot CLI) and issue 35 (Kilo Code CLI, Continue CLI, Cline CLI, Oh My Pi): each one is pointed at the
 // mock and nowhere else, in the mode that asks before a shell command.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 describe('seeding of the issue-16 agents', () => {
-  it.each(['pi', 'qwen', 'grok', 'copilot', 'kilo', 'continue', 'cline'])('%s is pointed at the mock and at no other address', (agent) => {
+  it.each(['pi', 'qwen', 'grok', 'copilot', 'kilo', 'continue', 'cline', 'omp'])('%s is pointed at the mock and at no other address', (agent) => {
     const s = seeded(agent);
     const urls = urlsOf(s);
     expect(urls.length).toBeGreaterThan(0);
@@ -122,6 +122,19 @@ describe('seeding of the issue-16 agents', () => {
     expect(AGENTS['cline']?.args).toEqual(['--auto-approve', 'false']);
     const notices = JSON.parse(readFileSync(join(s.home, '.cline', 'data', 'settings', 'cli-notices.json'), 'utf8'));
     expect(Object.values(notices.shown)).toEqual([true, true]);
+  });
+
+  it('omp gets a provider at the mock as its default model, asks before write and exec tools and streams without smoothing', () => {
+    const s = seeded('omp');
+    const models = readFileSync(join(s.home, '.omp', 'agent', 'models.yml'), 'utf8');
+    expect(models).toMatch(/^ {2}mock:\n {4}baseUrl: http:\/\/127\.0\.0\.1:45678\/v1\n/m);
+    expect(models).toMatch(/^ {4}api: openai-completions$/m);
+    expect(models).toMatch(/\{ id: mock-model,/);
+    const config = readFileSync(join(s.home, '.omp', 'agent', 'config.yml'), 'utf8');
+    expect(config).toMatch(/^modelRoles:\n {2}default: mock\/mock-model$/m);
+    expect(config).toMatch(/^tools:\n {2}approvalMode: always-ask$/m);
+    expect(config).toMatch(/^display:\n {2}smoothStreaming: false$/m);
+    expect(s.env['OMP_SKIP_SETUP']).toBe('1');
   });
 });
 

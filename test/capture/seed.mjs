@@ -319,6 +319,39 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       Object.assign(env, { FACTORY_AIRGAP_ENABLED: '1', FACTORY_DROID_AUTO_UPDATE_ENABLED: 'false', FACTORYD_DISABLE_AUTO_UPDATE: '1' });
       break;
     }
+    // ---- Oh My Pi, Kimi Code, Codebuff, Jules (issue 35 item 3) ----
+    case 'omp': {
+      // Oh My Pi keeps pi's custom providers, in YAML (~/.omp/agent/models.yml), and its settings
+      // in config.yml. Unlike pi it asks before tools itself: "always-ask" prompts for write and
+      // exec tools (its default is "yolo").
+      const agentDir = join(home, '.omp', 'agent');
+      write(join(agentDir, 'models.yml'), [
+        'providers:',
+        '  mock:',
+        `    baseUrl: ${baseUrl}/v1`,
+        '    api: openai-completions',
+        '    apiKey: dummy',
+        '    compat: { supportsDeveloperRole: false, supportsReasoningEffort: false }',
+        '    models:',
+        '      - { id: mock-model, name: Mock Model, reasoning: false, contextWindow: 128000, maxTokens: 8192 }',
+        '',
+      ].join('\n'));
+      write(join(agentDir, 'config.yml'), [
+        'modelRoles:',
+        '  default: mock/mock-model',
+        'tools:',
+        '  approvalMode: always-ask',
+        // Its "smooth streaming" (on by default) types an answer out for up to 2.5 s after the
+        // stream has ended, and only then draws the tool's approval box; the lab's marks come from
+        // the mock's stream, so it would label (and answer) a dialog not yet drawn. The screens
+        // are the same without it.
+        'display:',
+        '  smoothStreaming: false',
+        '',
+      ].join('\n'));
+      Object.assign(env, { OMP_SKIP_SETUP: '1' });
+      break;
+    }
     default:
       throw new Error(`seed: unknown agent ${agent}`);
   }
