@@ -260,6 +260,7 @@ async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
         warn,
       });
     },
+    end: () => following?.stop(),
     dispose: () => following?.stop(),
   };
 }
