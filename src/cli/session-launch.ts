@@ -62,7 +62,8 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
   // Per-launch reporter hooks (nothing written to the user's config); --no-hooks turns them off.
   const hooks = request.flags.hooks ? await planHooks({ agent: request.flags.pack ?? basename(request.command), command: request.command, args: request.args, env }) : undefined;
   if (hooks?.note !== undefined) warnings.push(hooks.note);
-  hooks?.start({ controlPath, warn: (message) => warnings.push(message) });
+  const isDebug = env['AGENTWRAP_DEBUG'] === '1';
+  hooks?.start({ controlPath, warn: (message) => warnings.push(message), ...(isDebug ? { debug: (message: string) => warnings.push(message) } : {}) });
   let live: LiveSession | undefined;
   let attaching: Promise<void> | undefined;
   let earlyControl: EarlyControl | undefined;
@@ -76,6 +77,9 @@ export async function runWithSession(typed: LaunchRequest): Promise<number> {
         ...(controlPath === undefined ? {} : { AGENTWRAP_CONTROL: controlPath }),
       },
       attach: (launched) => {
+        // Registered before the live session's close, which awaits the same exit: the hooks stop
+        // delivering before the socket closes, so a report racing the exit ends quietly.
+        void launched.exited.then(() => hooks?.end(), () => hooks?.end());
         // The live session (screen mirror, packs, records: ~100 ms of module loading and pack
         // compiling) loads once the agent has drawn its first screen (launch/first-screen.ts),
         // so that work does not compete with the agent's start-up for the cores; never before

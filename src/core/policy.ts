@@ -175,6 +175,23 @@ export const TICK_LOG_TITLE_MAX_CHARS = 120;
 export const REPORT_CLAIM_TTL_MS = 600_000;
 
 /**
+ * A turn-start claim (Claude Code's `UserPromptSubmit` asserting working) counts at most this
+ * long: it only bridges the gap until the agent's own OSC 7501 `working`, which came 76-115 ms
+ * after the hook in recordings/claude/habitat-tmux. A prompt that starts no turn (refused by
+ * another hook, a command that never reaches the model) then costs at most this much working.
+ */
+export const TURN_START_CLAIM_MS = 1_000;
+
+/**
+ * A turn-start claim counts only when it arrived within this long of the operator's last key:
+ * the hook of a prompt typed and sent came 114-179 ms after Enter (recordings/claude/
+ * habitat-tmux, up to 774 ms on a loaded machine in claude/subagent-120x40). Claude Code also
+ * runs `UserPromptSubmit` for prompts nobody typed (a finished background agent's result, 5.6 s
+ * after the last key there), over a screen that stays idle: those author nothing.
+ */
+export const TURN_START_AFTER_KEY_MS = 1_000;
+
+/**
  * A report that took longer than this from `agentwrap report` starting to the session receiving
  * it is stale and dropped: the command gives up on the socket after 300 ms, so anything older
  * was stuck somewhere and describes a moment that has passed.

@@ -192,9 +192,11 @@ export type ReportedState = 'blocked' | 'working' | 'idle';
  * How far a claim is trusted (core/detector/gating.ts). `authoritative`: a full-lifecycle source (an
  * OpenCode plugin, a custom agent's own reporter) that may author working/idle/blocked below a
  * visible screen blocker. `blocker`: a source trusted only to say "the operator is being asked"
- * (Claude Code, Codex hooks); its stop/idle events never author state.
+ * (Claude Code, Codex hooks); its stop/idle events never author state. `turn-start`: a prompt
+ * submitted (Claude Code's `UserPromptSubmit`) asserting working only until the agent's own
+ * report, a keystroke or a redrawn idle screen, for at most TURN_START_CLAIM_MS.
  */
-export type ReportGrade = 'authoritative' | 'blocker';
+export type ReportGrade = 'authoritative' | 'blocker' | 'turn-start';
 
 /** What gating did with a source's last event. */
 export type ReportEffect =

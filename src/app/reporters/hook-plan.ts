@@ -48,6 +48,12 @@ export interface HookPlan {
    * session's control socket path is known. Never throws.
    */
   start(session: ReporterSession): void;
+  /**
+   * The agent exited: stops delivering, before the session closes its socket, so a report still
+   * on its way (Claude Code's `SessionEnd`) ends quietly instead of failing into the user's
+   * terminal. Never throws.
+   */
+  end(): void;
   /** Stops listening and removes the temporary files; call after the agent exited. Never throws. */
   dispose(): void;
 }
@@ -57,11 +63,13 @@ export interface ReporterSession {
   readonly controlPath: string | undefined;
   /** Where a reporter failure is said (never on the agent's screen). */
   readonly warn: (message: string) => void;
+  /** Where what is normal but may help a diagnosis is said (AGENTWRAP_DEBUG=1); absent: nowhere. */
+  readonly debug?: (message: string) => void;
 }
 
 /** A plan that adds nothing. */
 export function nothing(agent: string, args: readonly string[], note: string | undefined): HookPlan {
-  return { agent, installed: false, args, env: {}, events: [], note, start: () => undefined, dispose: () => undefined };
+  return { agent, installed: false, args, env: {}, events: [], note, start: () => undefined, end: () => undefined, dispose: () => undefined };
 }
 
 export interface PrivateDir {
@@ -125,10 +133,11 @@ export function spooledPlan(input: SpooledPlanInput): HookPlan {
     env: input.env,
     events: input.events,
     note: input.note,
-    start: ({ controlPath, warn }) => {
+    start: ({ controlPath, warn, debug }) => {
       if (controlPath === undefined || following !== undefined) return;
-      following = followSpool(input.spoolDir, (report) => deliverSpooled(controlPath, input.agent, input.source, report), warn);
+      following = followSpool(input.spoolDir, (report) => deliverSpooled(controlPath, input.agent, input.source, report), warn, debug);
     },
+    end: () => following?.stop(),
     dispose: () => {
       following?.stop();
       input.temp.dispose();

@@ -88,12 +88,15 @@ export interface SpoolFollowing {
 /**
  * Delivers every report that lands in `dir`, in the order the hooks wrote them, until stopped.
  * `deliver` gets each one's params; a failed delivery is said once through `warn` and the next
- * report is still tried.
+ * report is still tried. Once stopped (the agent exited), a delivery still under way that fails
+ * is a normal ending, not a fault: Claude Code runs its `SessionEnd` hook as it exits, and the
+ * report races the session closing its socket. That is said only through `debug`, if given.
  */
 export function followSpool(
   dir: string,
   deliver: (report: SpooledReport) => Promise<unknown>,
   warn: (message: string) => void,
+  debug?: (message: string) => void,
 ): SpoolFollowing {
   let isStopped = false;
   let isDraining = false;
@@ -111,9 +114,12 @@ export function followSpool(
         for (const report of takeSpooled(dir)) {
           if (isStopped) return;
           await deliver(report).catch((error: unknown) => {
-            if (hasWarned) return;
-            hasWarned = true;
-            warn(`a hook's ${report.event} report did not reach the session: ${error instanceof Error ? error.message : String(error)}`);
+            const message = `a hook's ${report.event} report did not reach the session: ${error instanceof Error ? error.message : String(error)}`;
+            if (isStopped) debug?.(`${message} (after the agent exited)`);
+            else if (!hasWarned) {
+              hasWarned = true;
+              warn(message);
+            }
           });
         }
       } while (isAgainWanted && !isStopped);

@@ -10,7 +10,8 @@
  *
  * What each agent gets (and what gating trusts it for: core/detector/gating.ts, docs/reporter.md):
  * - claude: `--settings <file>` with async command hooks on SessionStart, UserPromptSubmit,
- *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade + identity),
+ *   PermissionRequest, Notification, Elicitation, Stop, SessionEnd (blocker-grade, turn-start
+ *   working from UserPromptSubmit, identity),
  *   each writing its payload into a spool that agentwrap delivers (hook-spool.ts);
  * - codex: `-c notify=[…]` and `-c hooks.<Event>=[…]` async spool hooks with their trust
  *   (codex-hooks.ts: blocker-grade from PermissionRequest + identity);
@@ -260,6 +261,7 @@ async function planOpenCode(input: HookPlanInput): Promise<HookPlan> {
         warn,
       });
     },
+    end: () => following?.stop(),
     dispose: () => following?.stop(),
   };
 }

@@ -4,8 +4,8 @@
  * debounce.ts — and it never reads a clock: `nowMs` is an argument. The order of the steps is
  * ARBITRATION_ORDER below, the single place where it is written down.
  */
-import { viewClaims, type ClaimView } from './gating.js';
-import { claimOfStatus, describeStatus, weighStatus } from './program-status.js';
+import { standingTurnStart, viewClaims, type ClaimView } from './gating.js';
+import { claimOfStatus, describeStatus, settledAtMs, weighStatus } from './program-status.js';
 import { CPU_BUSY_RATE, ATTENTION_EDGE_MAX_AGE_MS, PROGRAM_STATUS_IDLE_HOLD_MS, TITLE_SPINNER_AUTHORITY_MS } from '../policy.js';
 import type {
   Confidence,
@@ -34,6 +34,7 @@ export type EvidenceKind =
 export type ArbitrationStep =
   | 'process-exit'
   | 'strong-blocker'
+  | 'turn-start'
   | 'program-status'
   | 'reported-state'
   | 'freeze'
@@ -62,6 +63,11 @@ export const ARBITRATION_ORDER: readonly { readonly step: ArbitrationStep; reado
     step: 'strong-blocker',
     reason:
       'A visible blocker outranks every working signal, whatever its source (screen rule, osc_title or osc_progress region) and whatever its priority against other matches: missing a prompt costs the operator most.',
+  },
+  {
+    step: 'turn-start',
+    reason:
+      'A turn-start claim (Claude Code\'s UserPromptSubmit hook, 114-179 ms after Enter) newer than the agent\'s last OSC 7501 report: the agent\'s own `working` follows 76-115 ms later, and until then its report still says idle and its screen still shows the idle prompt. It stands until that report counts, a keystroke, the screen redrawn idle after it, the source\'s next event, or TURN_START_CLAIM_MS; never over a drawn blocker.',
   },
   {
     step: 'program-status',
@@ -266,12 +272,7 @@ export function arbitrate(
   const finish = finisher(notes, liveClaims, isCpuBusy, verdict, snapshot.programStatus === undefined ? undefined : screenReading, reportedBlockedKind(snapshot), reasonOfStatus(snapshot.programStatus));
 
   // Physics notes first, so every decision says what /proc knew.
-  if (!proc.sampled) notes.push({ code: 'process-unsampled', detail: proc.reason });
-  else {
-    if (proc.cpuRate === undefined) notes.push({ code: 'cpu-first-sample' });
-    else if (isCpuBusy === true) notes.push({ code: 'cpu-busy', detail: `${proc.cpuRate.toFixed(2)} cores` });
-    if (proc.isStopped) notes.push({ code: 'agent-stopped', detail: `state ${proc.agentState}` });
-  }
+  notes.push(...processNotes(proc, isCpuBusy));
 
   // 1. process exit
   if (snapshot.exit !== undefined) {
@@ -301,7 +302,11 @@ export function arbitrate(
     return finish('strong-blocker', 'blocked', 'strong', evidenceKindOfMatch(strongBlocker), strongBlocker.ruleId);
   }
 
-  // 3. the agent's own report (OSC 7501), unless stale
+  // 3. a prompt submitted after the agent's last report (its hook beats the report by ~100 ms)
+  const turnStart = turnStartOf(snapshot, liveClaims, strongIdle !== undefined, nowMs);
+  if (turnStart !== undefined) return finish('turn-start', 'working', 'strong', 'reporter', turnStart.assertion.event, turnStart);
+
+  // 4. the agent's own report (OSC 7501), unless stale
   if (snapshot.programStatus !== undefined) {
     const weight = weighStatus(snapshot.programStatus, { nowMs, lastOutputAtMs: snapshot.lastOutputAtMs, isCpuBusy, screenReading });
     const detail = describeStatus(snapshot.programStatus, nowMs);
@@ -312,24 +317,24 @@ export function arbitrate(
     notes.push({ code: weight.isSettling === true ? 'program-status-settling' : 'program-status-stale', detail: `${detail}: ${weight.why}` });
   }
 
-  // 4. an authoritative reporter's live claim (full-lifecycle source)
+  // 5. an authoritative reporter's live claim (full-lifecycle source)
   const authoritative = liveClaims.find((claim) => claim.assertion.grade === 'authoritative');
   if (authoritative !== undefined) {
     return finish('reported-state', authoritative.assertion.state, 'strong', 'reporter', authoritative.assertion.event, authoritative);
   }
 
-  // 5. freeze holds the previous (published) state
+  // 6. freeze holds the previous (published) state
   if (verdict?.winner?.state === 'freeze') {
     notes.push({ code: 'freeze-held', detail: `holding ${previous}` });
     return finish('freeze', previous, 'strong', 'freeze', verdict.winner.ruleId);
   }
 
-  // 6. strong working rule
+  // 7. strong working rule
   if (strongWorking !== undefined) {
     return finish('strong-working', 'working', 'strong', evidenceKindOfMatch(strongWorking), strongWorking.ruleId);
   }
 
-  // 7. a live title spinner
+  // 8. a live title spinner
   if (hasSpinnerTitle && titleAgeMs !== undefined) {
     if (isSpinnerLive) {
       notes.push({ code: 'title-spinner-live', detail: `changed ${titleAgeMs} ms ago` });
@@ -338,24 +343,45 @@ export function arbitrate(
     notes.push({ code: 'title-spinner-stale', detail: `unchanged for ${titleAgeMs} ms` });
   }
 
-  // 8. a blocker-grade reporter's live blocked claim (unanswered, not expired)
+  // 9. a blocker-grade reporter's live blocked claim (unanswered, not expired)
   const reportedBlocker = liveClaims.find((claim) => claim.assertion.state === 'blocked');
   if (reportedBlocker !== undefined) {
     return finish('reported-blocked', 'blocked', 'strong', 'reporter', reportedBlocker.assertion.event, reportedBlocker);
   }
 
-  // 9. strong idle rule
+  // 10. strong idle rule
   if (strongIdle !== undefined) {
     return finish('strong-idle', 'idle', 'strong', evidenceKindOfMatch(strongIdle), strongIdle.ruleId);
   }
 
-  // 10. OSC 133 shell marks
+  // 11. OSC 133 shell marks
   const mark = snapshot.lastMark;
   if (mark !== undefined) {
     return finish('shell-mark', mark.kind === 'C' ? 'working' : 'idle', 'strong', 'shell-mark', undefined);
   }
 
   return arbitrateWeak({ snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish });
+}
+
+/** What /proc knew, as notes: unsampled, a first sample, a busy or stopped tree. */
+function processNotes(proc: ProcessEvidence, isCpuBusy: boolean | undefined): Note[] {
+  if (!proc.sampled) return [{ code: 'process-unsampled', detail: proc.reason }];
+  const notes: Note[] = [];
+  if (proc.cpuRate === undefined) notes.push({ code: 'cpu-first-sample' });
+  else if (isCpuBusy === true) notes.push({ code: 'cpu-busy', detail: `${proc.cpuRate.toFixed(2)} cores` });
+  if (proc.isStopped) notes.push({ code: 'agent-stopped', detail: `state ${proc.agentState}` });
+  return notes;
+}
+
+/** The turn-start claim that stands this tick (gating.ts standingTurnStart), if any. */
+function turnStartOf(snapshot: EvidenceSnapshot, liveClaims: readonly ClaimView[], isIdleDrawn: boolean, nowMs: number): ClaimView | undefined {
+  const report = snapshot.programStatus;
+  return standingTurnStart(liveClaims, {
+    agentReport: report === undefined ? undefined : { atMs: report.atMs, countsAtMs: settledAtMs(report) },
+    idleRedrawnAtMs: isIdleDrawn ? snapshot.lastOutputAtMs : undefined,
+    lastInputAtMs: snapshot.lastInputAtMs,
+    nowMs,
+  });
 }
 
 /** A blocked report's kind (`permission`, `question`): why it is blocked, whichever step finds the block. */
@@ -429,7 +455,7 @@ interface WeakStepInput {
  */
 function arbitrateWeak(input: WeakStepInput): Decision {
   const { snapshot, verdict, nowMs, notes, proc, isCpuBusy, title, progress, isProgressWorking, finish } = input;
-  // 11. OSC 9;4 in progress
+  // 12. OSC 9;4 in progress
   if (progress !== undefined) {
     if (isProgressWorking) {
       notes.push({ code: 'progress-working', detail: `state ${progress.state}` });
@@ -438,7 +464,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     if (progress.state !== 0) notes.push({ code: 'progress-ambiguous', detail: `state ${progress.state}` });
   }
 
-  // 12. weak blocker, corroborated by an unanswered attention edge
+  // 13. weak blocker, corroborated by an unanswered attention edge
   const weakBlocker = firstMatch(verdict, 'blocked', 'weak');
   if (weakBlocker !== undefined) {
     const edgeAtMs = Math.max(snapshot.lastBellAtMs ?? -Infinity, snapshot.lastNotificationAtMs ?? -Infinity);
@@ -451,7 +477,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     notes.push({ code: 'weak-match-ignored', detail: weakBlocker.ruleId });
   }
 
-  // 13. physics: busy CPU, or a child holding the terminal's foreground
+  // 14. physics: busy CPU, or a child holding the terminal's foreground
   const weakWorking = firstMatch(verdict, 'working', 'weak');
   const isChildForeground = proc.sampled && proc.isForeground === false && !proc.isStopped;
   if (isChildForeground) notes.push({ code: 'child-in-foreground' });
@@ -461,7 +487,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
   }
   if (weakWorking !== undefined) notes.push({ code: 'weak-match-ignored', detail: weakWorking.ruleId });
 
-  // 14. weak idle
+  // 15. weak idle
   if (progress?.state === 0) {
     notes.push({ code: 'progress-cleared' });
     return finish('weak-idle', 'idle', 'weak', 'osc-progress', undefined);
@@ -479,7 +505,7 @@ function arbitrateWeak(input: WeakStepInput): Decision {
     notes.push({ code: 'weak-match-ignored', detail: weakIdle.ruleId });
   }
 
-  // 15. nothing
+  // 16. nothing
   notes.push({ code: 'nothing-matched' });
   return finish('nothing', 'unknown', 'none', 'none', undefined);
 }

@@ -7,6 +7,9 @@
  *   reports progress, a keystroke answers it, the source releases it, or REPORT_CLAIM_TTL_MS;
  * - a full-lifecycle source (an OpenCode plugin, the reporter of an agent agentwrap has no pack
  *   for) is `authoritative`: its working/idle/blocked events author state below screen blockers;
+ * - a turn-start event of an agent listed in TURN_START_EVENTS (Claude Code's `UserPromptSubmit`)
+ *   asserts `working` (grade `turn-start`) until the agent's own next report, a keystroke, a
+ *   redrawn idle screen, the source's next event, or TURN_START_CLAIM_MS;
  * - stop / idle / completion events of agents whose completion events are unreliable in order
  *   and timing (Claude Code, Codex, every agent with a screen pack) never author state: they
  *   refresh identity and freshness, and end that source's own blocked claim;
@@ -15,7 +18,7 @@
  *
  * Time is an argument (`nowMs`, the session clock); nothing here reads a clock.
  */
-import { REPORT_CLAIM_TTL_MS, REPORT_MAX_DELIVERY_MS } from '../policy.js';
+import { REPORT_CLAIM_TTL_MS, REPORT_MAX_DELIVERY_MS, TURN_START_AFTER_KEY_MS, TURN_START_CLAIM_MS } from '../policy.js';
 import type { ReportAssertion, ReportEffect, ReportEvidence, ReportGrade, ReportedState } from '../types.js';
 import { classifyEvent, isObject, stringAt, type EventClass, type Payload } from './event-classes.js';
 
@@ -51,6 +54,19 @@ export const BLOCKED_AUTHORITATIVE_AGENTS: readonly string[] = ['gemini'];
 export function trustProfile(sessionAgent: string, hasPack: boolean): TrustProfile {
   if (FULL_LIFECYCLE_AGENTS.includes(sessionAgent) || !hasPack) return 'full-lifecycle';
   return BLOCKED_AUTHORITATIVE_AGENTS.includes(sessionAgent) ? 'blocked-authoritative' : 'screen-owned';
+}
+
+/**
+ * Events that start a turn and may author `working` for a screen-owned agent until its own next
+ * report. Claude Code runs `UserPromptSubmit` 114-179 ms after Enter and reports OSC 7501
+ * `working` only 76-115 ms later (recordings/claude/habitat-tmux); its screen shows nothing new
+ * in between. Only the submit event: a tool hook can arrive after the turn's last report.
+ */
+export const TURN_START_EVENTS: Readonly<Record<string, readonly string[]>> = { claude: ['UserPromptSubmit'] };
+
+/** Whether `event` starts a turn for a screen-owned session of `sessionAgent`. */
+export function startsTurn(profile: TrustProfile, sessionAgent: string, event: string): boolean {
+  return profile === 'screen-owned' && (TURN_START_EVENTS[sessionAgent]?.includes(event) ?? false);
 }
 
 /** What one event does to its source's claim, given the session's trust profile. */
@@ -172,7 +188,9 @@ export function gateReport(state: GatingState, report: IncomingReport, context: 
     };
   }
   const profile = trustProfile(context.sessionAgent, context.hasPack);
-  const action = gateAction(profile, eventClass);
+  const action: GateAction = startsTurn(profile, context.sessionAgent, report.event)
+    ? { kind: 'assert', state: 'working', grade: 'turn-start' }
+    : gateAction(profile, eventClass);
   switch (action.kind) {
     case 'assert': {
       const assertion: ReportAssertion = { state: action.state, grade: action.grade, event: report.event, atMs: nowMs };
@@ -215,18 +233,25 @@ export interface ClaimView {
   readonly ageMs: number;
 }
 
+/** How long a claim counts at most: a turn-start one only bridges the gap to the agent's report. */
+function claimTtlMs(assertion: ReportAssertion): number {
+  return assertion.grade === 'turn-start' ? TURN_START_CLAIM_MS : REPORT_CLAIM_TTL_MS;
+}
+
 /**
- * A source's claim as of `nowMs`: live, expired (older than REPORT_CLAIM_TTL_MS), or answered
- * (a blocked claim with a keystroke after it: the operator responded, the screen decides again).
+ * A source's claim as of `nowMs`: live, expired (older than its TTL), or answered (a blocked or
+ * turn-start claim with a keystroke after it: the operator responded, Esc or Ctrl-C cancelled
+ * the turn, or typed on; the screen decides again).
  */
 export function viewClaim(evidence: ReportEvidence, nowMs: number, lastInputAtMs: number | undefined): ClaimView | undefined {
   const assertion = evidence.assertion;
   if (assertion === undefined) return undefined;
   const ageMs = nowMs - assertion.atMs;
+  const endsOnInput = assertion.state === 'blocked' || assertion.grade === 'turn-start';
   const status: ClaimStatus =
-    ageMs >= REPORT_CLAIM_TTL_MS
+    ageMs >= claimTtlMs(assertion)
       ? 'expired'
-      : assertion.state === 'blocked' && lastInputAtMs !== undefined && lastInputAtMs > assertion.atMs
+      : endsOnInput && lastInputAtMs !== undefined && lastInputAtMs > assertion.atMs
         ? 'answered'
         : 'live';
   return { source: evidence.source, assertion, status, ageMs };
@@ -250,9 +275,38 @@ export function viewClaims(
 export function claimDeadlinesMs(reports: readonly ReportEvidence[] | undefined): number[] {
   const deadlines: number[] = [];
   for (const evidence of reports ?? []) {
-    if (evidence.assertion !== undefined) deadlines.push(evidence.assertion.atMs + REPORT_CLAIM_TTL_MS);
+    if (evidence.assertion !== undefined) deadlines.push(evidence.assertion.atMs + claimTtlMs(evidence.assertion));
   }
   return deadlines;
+}
+
+/** What decides whether a turn-start claim still stands, besides the claim. */
+export interface TurnStartContext {
+  /** The agent's own report (OSC 7501): when it arrived and when it starts to count. */
+  readonly agentReport: { readonly atMs: number; readonly countsAtMs: number } | undefined;
+  /** The last output, when the screen's strong evidence reads idle; undefined otherwise. */
+  readonly idleRedrawnAtMs: number | undefined;
+  /** The operator's last input (a claim after it; a key after the claim already ended it). */
+  readonly lastInputAtMs: number | undefined;
+  readonly nowMs: number;
+}
+
+/**
+ * The live turn-start claim that still stands: one sent within TURN_START_AFTER_KEY_MS of the
+ * operator's last key (a prompt nobody typed starts no turn the operator sees), and none once
+ * the agent's own report newer than it counts, nor once the screen was redrawn after the claim
+ * and reads idle (a prompt refused by another hook, `/clear`, a command that never reaches the
+ * model).
+ */
+export function standingTurnStart(liveClaims: readonly ClaimView[], context: TurnStartContext): ClaimView | undefined {
+  const claim = liveClaims.find((view) => view.assertion.grade === 'turn-start');
+  if (claim === undefined) return undefined;
+  const atMs = claim.assertion.atMs;
+  const { agentReport, idleRedrawnAtMs, lastInputAtMs, nowMs } = context;
+  if (lastInputAtMs === undefined || atMs - lastInputAtMs > TURN_START_AFTER_KEY_MS) return undefined;
+  if (agentReport !== undefined && agentReport.atMs >= atMs && nowMs >= agentReport.countsAtMs) return undefined;
+  if (idleRedrawnAtMs !== undefined && idleRedrawnAtMs > atMs) return undefined;
+  return claim;
 }
 
 /** What arbitration reads of the reports, as a key (a change means "evaluate again"). */

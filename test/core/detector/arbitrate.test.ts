@@ -309,7 +309,7 @@ describe('isSpinnerTitle', () => {
 });
 
 describe('reporter claims in arbitration', () => {
-  function claim(state: 'blocked' | 'working' | 'idle', grade: 'authoritative' | 'blocker', atMs: number, source = 'hooks'): ReportEvidence {
+  function claim(state: 'blocked' | 'working' | 'idle', grade: 'authoritative' | 'blocker' | 'turn-start', atMs: number, source = 'hooks'): ReportEvidence {
     return {
       source,
       agent: 'test',
@@ -336,6 +336,13 @@ describe('reporter claims in arbitration', () => {
     expect(result).toMatchObject({ raw: 'blocked', step: 'strong-blocker', winner: 'screen-rule' });
     expect(result.reportSource).toBeUndefined();
     expect(codes(result)).toContain('report-outranked');
+  });
+
+  it('a turn-start working claim (a prompt typed and sent) outranks a drawn idle prompt until the agent reports', () => {
+    const submitted: ReportEvidence = { ...claim('working', 'turn-start', NOW - 50), assertion: { state: 'working', grade: 'turn-start', event: 'UserPromptSubmit', atMs: NOW - 50 } };
+    const result = arbitrate(snapshot({ reports: [submitted], lastInputAtMs: NOW - 200 }), verdict(strongIdle()), 'idle', NOW);
+
+    expect(result).toMatchObject({ raw: 'working', step: 'turn-start', winner: 'reporter', reportSource: 'hooks', ruleId: 'UserPromptSubmit' });
   });
 
   it('7. a blocker-grade blocked claim outranks a drawn idle prompt', () => {
