@@ -32,6 +32,8 @@ import { measureStartup, type StartupResult } from './startup.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The `agentwrap` command as users start it (the shell front picks Node's options). */
+const BIN = join(ROOT, 'src', 'cli', 'bin', 'agentwrap');
 const RELAY = join(ROOT, 'dist', 'test', 'bench', 'relay.js');
 const ECHO = join(ROOT, 'dist', 'test', 'bench', 'echo.js');
 const SPINNER = join(ROOT, 'dist', 'test', 'bench', 'spinner.js');
@@ -89,7 +91,7 @@ const wrap: Record<Variant, (command: string) => string[]> = {
   direct: (command) => ['/bin/sh', '-c', command],
   script: (command) => ['script', '-qfc', command, '/dev/null'],
   relay: (command) => ['node', RELAY, '/bin/sh', '-c', command],
-  agentwrap: (command) => ['node', CLI, 'run', '--', '/bin/sh', '-c', command],
+  agentwrap: (command) => [BIN, 'run', '--', '/bin/sh', '-c', command],
 };
 
 const sh = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -258,9 +260,9 @@ interface IdleResult {
 async function measureIdle(): Promise<IdleResult[]> {
   const cases: { label: string; variant: Variant; command: string[] }[] = [
     { label: 'idle', variant: 'script', command: wrap.script('exec sleep 3600') },
-    { label: 'idle', variant: 'agentwrap', command: ['node', CLI, 'run', '--', 'sleep', '3600'] },
+    { label: 'idle', variant: 'agentwrap', command: [BIN, 'run', '--', 'sleep', '3600'] },
     { label: '10 fps spinner', variant: 'script', command: wrap.script(`exec node ${sh(SPINNER)} 10`) },
-    { label: '10 fps spinner', variant: 'agentwrap', command: ['node', CLI, 'run', '--', 'node', SPINNER, '10'] },
+    { label: '10 fps spinner', variant: 'agentwrap', command: [BIN, 'run', '--', 'node', SPINNER, '10'] },
   ];
   const sessions = cases.map((c) => ({ ...c, session: openSession(c.command, outerOptions(120, 40)) }));
   try {
@@ -526,7 +528,7 @@ const BLOCKERS = {
   scaleCpu:
     'each hand-over (~4 a second) still costs ~2.5 ms of main-thread JavaScript: the viewport snapshot (xterm\'s translateToString), the pack check and the tick, a /proc walk once a second, all in V8\'s baseline tier; the relay thread ~0.4 ms/s and V8\'s helper threads ~2 ms/s; and every wake-up costs ~3× more while the fifty agents, wrappers and outer terminals saturate both cores (test/bench/NOTES.md, scale)',
   scaleMemory:
-    'one V8 heap per session: ~8 MB of live old-space objects (the loaded modules\' code and closures, xterm, the compiled packs) in a ~12 MB heap, plus malloc\'s arenas; V8 options that trade speed for size moved it by under 1 MB (test/bench/NOTES.md)',
+    'one V8 heap per session: ~8 MB of live old-space objects (the loaded modules\' code and closures, xterm, the compiled packs) in a ~12 MB heap, plus malloc\'s arenas; without V8\'s compilers (--jitless) ~2 MB less, but a TUI flood then costs 30–120% more CPU (test/bench/NOTES.md, issue 34)',
   scaleIdle:
     'the settled tick every 5 s and the record refresh every 10 s, as for one session (above), each wake-up ~3× dearer on a machine the benchmark keeps busy; nothing agentwrap does per session grows with the number of sessions',
   status:
