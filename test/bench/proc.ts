@@ -28,3 +28,17 @@ export function sampleCpu(pid: number): CpuSample {
   }
   return { statS, schedS: schedNs / 1e9, rssMb };
 }
+
+export interface MemorySample {
+  /** Pages only this process wrote (its heap, stacks, copies): what each more session costs. */
+  readonly privateDirtyMb: number;
+  /** Proportional set size: private pages plus its share of pages shared with other processes. */
+  readonly pssMb: number;
+}
+
+/** Private dirty and PSS of a running process, from /proc/<pid>/smaps_rollup (Linux 4.14+). */
+export function sampleMemory(pid: number): MemorySample {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? Number.NaN);
+  return { privateDirtyMb: kb('Private_Dirty') / 1024, pssMb: kb('Pss') / 1024 };
+}

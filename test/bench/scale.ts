@@ -12,8 +12,13 @@
  *      time on the same clock).
  *   4. The same N sessions paused (quiet agents, idle wrappers): the CPU window again.
  *
+ * Beside them, in the same windows, a few sessions of the same spinner under script(1): the
+ * floor every per-session figure is read against (a ratio from one run stays comparable on a
+ * machine whose load moves every absolute figure by ±30 %). Memory is private dirty (what one
+ * more session costs) and PSS, from smaps_rollup at the end of each window.
+ *
  * Used by run.ts (`npm run bench`, `--only=scale`) and runnable alone for investigation:
- *   node dist/test/bench/scale.js [--sessions N] [--stale N] [--window S] [--warmup S]
+ *   node dist/test/bench/scale.js [--sessions N] [--baseline N] [--stale N] [--window S] [--warmup S]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,10 +27,12 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openSession, type OuterSession } from './outer.js';
-import { sampleCpu, type CpuSample } from './proc.js';
+import { sampleCpu, sampleMemory, type CpuSample } from './proc.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The `agentwrap` command as users start it (the shell front picks Node's options). */
+const BIN = join(ROOT, 'src', 'cli', 'bin', 'agentwrap');
 const SPINNER = join(ROOT, 'dist', 'test', 'bench', 'spinner.js');
 
 export interface ScaleConfig {
@@ -38,6 +45,8 @@ export interface ScaleConfig {
   readonly statusRuns: number;
   /** Sessions paused and resumed for the events latency (two transitions each). */
   readonly eventToggles: number;
+  /** script(1) sessions of the same spinner measured in the same windows (0: none). */
+  readonly baselineSessions: number;
   /** Where the state directory and records go. */
   readonly scratch: string;
   readonly env: Readonly<Record<string, string>>;
@@ -51,6 +60,15 @@ export interface CpuWindow {
   /** All wrappers together, % of one core. */
   readonly totalStatPct: number;
   readonly rssMb: readonly number[];
+  readonly privateDirtyMb: readonly number[];
+  readonly pssMb: readonly number[];
+}
+
+/** script(1) running the same spinner, measured in the same windows: the floor. */
+export interface BaselineWindows {
+  readonly sessions: number;
+  readonly spinning: CpuWindow;
+  readonly idle: CpuWindow;
 }
 
 export interface ScaleResult {
@@ -58,6 +76,8 @@ export interface ScaleResult {
   readonly staleRecords: number;
   readonly spinning: CpuWindow;
   readonly idle: CpuWindow;
+  /** Undefined when script(1) is missing or no baseline was asked for. */
+  readonly baseline: BaselineWindows | undefined;
   /** `status --json` wall ms, each run, while the sessions sit idle (after the idle window). */
   readonly statusMs: readonly number[];
   /** The same while they spin (a saturated machine: Node's own start-up dominates). */
@@ -118,9 +138,13 @@ function cpuWindowStart(sessions: readonly OuterSession[]): { samples: CpuSample
 function cpuWindowEnd(sessions: readonly OuterSession[], start: { samples: CpuSample[]; atMs: number }): CpuWindow {
   const seconds = (performance.now() - start.atMs) / 1000;
   const after = sessions.map((s) => sampleCpu(s.pty.pid));
+  const memory = sessions.map((s) => sampleMemory(s.pty.pid));
   const statPct = after.map((a, i) => (100 * (a.statS - (start.samples[i]?.statS ?? a.statS))) / seconds);
   const schedPct = after.map((a, i) => (100 * (a.schedS - (start.samples[i]?.schedS ?? a.schedS))) / seconds);
-  return { statPct, schedPct, totalStatPct: statPct.reduce((sum, v) => sum + v, 0), rssMb: after.map((a) => a.rssMb) };
+  return { statPct, schedPct, totalStatPct: statPct.reduce((sum, v) => sum + v, 0), rssMb: after.map((a) => a.rssMb),
+    privateDirtyMb: memory.map((m) => m.privateDirtyMb),
+    pssMb: memory.map((m) => m.pssMb),
+  };
 }
 
 interface StatusSession {
@@ -218,6 +242,10 @@ async function measureEvents(env: Readonly<Record<string, string>>, toggled: rea
   }
 }
 
+function hasScript(): boolean {
+  return spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
 async function closeAll(sessions: readonly OuterSession[]): Promise<void> {
   const signal = (session: OuterSession, name: NodeJS.Signals): void => {
     try {
@@ -236,11 +264,17 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const env = { ...config.env, AGENT_STATUS_DIR: stateDir };
   const sessions: OuterSession[] = [];
+  const baseline: OuterSession[] = [];
   try {
     config.log(`scale: starting ${config.sessions} spinner sessions`);
     for (let i = 0; i < config.sessions; i++) {
-      sessions.push(openSession(['node', CLI, 'run', '--pack', 'demo', '--', 'node', SPINNER, '10'], { cols: 120, rows: 40, env, cwd: ROOT }));
+      sessions.push(openSession([BIN, 'run', '--pack', 'demo', '--', 'node', SPINNER, '10'], { cols: 120, rows: 40, env, cwd: ROOT }));
       // Two cores: fifty Node start-ups at once would take the machine for seconds.
+      await sleep(150);
+    }
+    const baselineCount = hasScript() ? config.baselineSessions : 0;
+    for (let i = 0; i < baselineCount; i++) {
+      baseline.push(openSession(['script', '-qfc', `exec node ${SPINNER} 10`, '/dev/null'], { cols: 120, rows: 40, env, cwd: ROOT }));
       await sleep(150);
     }
     const live = await waitForLive(env, config.sessions, 120_000);
@@ -249,8 +283,10 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
     config.log(`scale: ${live.length} live, ${config.staleRecords} stale records; ${config.warmupS} s warm-up, ${config.windowS} s window (spinning)`);
     await sleep(config.warmupS * 1000);
     const spinStart = cpuWindowStart(sessions);
+    const baselineSpinStart = cpuWindowStart(baseline);
     await sleep(config.windowS * 1000);
     const spinning = cpuWindowEnd(sessions, spinStart);
+    const baselineSpinning = cpuWindowEnd(baseline, baselineSpinStart);
 
     config.log(`scale: status --json × ${config.statusRuns} (spinning)`);
     const spinningStatus = timeStatus(env, config.statusRuns);
@@ -263,12 +299,14 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
     config.log(`scale: events latency over ${toggled.length} paused and resumed sessions`);
     const eventLatencyMs = await measureEvents(env, toggled, config.log);
 
-    for (const session of sessions) session.pty.write('p');
+    for (const session of [...sessions, ...baseline]) session.pty.write('p');
     config.log(`scale: all paused; ${config.warmupS} s settling, ${config.windowS} s window (idle)`);
     await sleep(config.warmupS * 1000);
     const idleStart = cpuWindowStart(sessions);
+    const baselineIdleStart = cpuWindowStart(baseline);
     await sleep(config.windowS * 1000);
     const idle = cpuWindowEnd(sessions, idleStart);
+    const baselineIdle = cpuWindowEnd(baseline, baselineIdleStart);
     config.log(`scale: status --json × ${config.statusRuns} (idle)`);
     const idleStatus = timeStatus(env, config.statusRuns);
     return {
@@ -276,6 +314,7 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
       staleRecords: config.staleRecords,
       spinning,
       idle,
+      baseline: baselineCount === 0 ? undefined : { sessions: baselineCount, spinning: baselineSpinning, idle: baselineIdle },
       statusMs: idleStatus.statusMs,
       statusSpinningMs: spinningStatus.statusMs,
       statusListed: Math.min(idleStatus.listed, spinningStatus.listed),
@@ -285,7 +324,7 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
       eventsExpected: toggled.length * 2,
     };
   } finally {
-    await closeAll(sessions);
+    await closeAll([...sessions, ...baseline]);
   }
 }
 
@@ -302,10 +341,22 @@ export function summarizeScale(r: ScaleResult): string {
     `sessions ${r.sessions}, stale records ${r.staleRecords}`,
     `spinning: per session median ${med(r.spinning.statPct)}% (schedstat ${med(r.spinning.schedPct)}%), max ${Math.max(...r.spinning.statPct).toFixed(3)}%, all ${r.spinning.totalStatPct.toFixed(2)}%`,
     `idle: per session median ${med(r.idle.statPct)}% (schedstat ${med(r.idle.schedPct)}%), all ${r.idle.totalStatPct.toFixed(2)}%`,
+    `memory per session: private dirty median ${quantile(r.spinning.privateDirtyMb, 0.5).toFixed(1)} MB, PSS ${quantile(r.spinning.pssMb, 0.5).toFixed(1)} MB (spinning)`,
+    ...baselineLines(r, med),
     `status --json (idle sessions): p50 ${quantile(r.statusMs, 0.5).toFixed(0)} ms, p95 ${quantile(r.statusMs, 0.95).toFixed(0)} ms (listed ${r.statusListed}); node -e 0 p50 ${quantile(r.nodeFloorMs, 0.5).toFixed(0)} ms p95 ${quantile(r.nodeFloorMs, 0.95).toFixed(0)} ms`,
     `status --json (spinning): p50 ${quantile(r.statusSpinningMs, 0.5).toFixed(0)} ms, p95 ${quantile(r.statusSpinningMs, 0.95).toFixed(0)} ms; node -e 0 p50 ${quantile(r.nodeFloorSpinningMs, 0.5).toFixed(0)} ms p95 ${quantile(r.nodeFloorSpinningMs, 0.95).toFixed(0)} ms`,
     `events: ${r.eventLatencyMs.length}/${r.eventsExpected} transitions, p50 ${quantile(r.eventLatencyMs, 0.5).toFixed(0)} ms, max ${Math.max(...r.eventLatencyMs).toFixed(0)} ms`,
   ].join('\n');
+}
+
+function baselineLines(r: ScaleResult, med: (v: readonly number[]) => string): string[] {
+  const b = r.baseline;
+  if (b === undefined) return ['script(1): not measured'];
+  const ratio = (wrapped: readonly number[], floor: readonly number[]): string => (quantile(wrapped, 0.5) / quantile(floor, 0.5)).toFixed(1);
+  return [
+    `script(1) × ${b.sessions}, same windows: spinning ${med(b.spinning.schedPct)}% (schedstat), idle ${med(b.idle.schedPct)}%, private dirty ${quantile(b.spinning.privateDirtyMb, 0.5).toFixed(1)} MB, PSS ${quantile(b.spinning.pssMb, 0.5).toFixed(1)} MB`,
+    `agentwrap ÷ script(1), schedstat medians: spinning ${ratio(r.spinning.schedPct, b.spinning.schedPct)}×, private dirty ${ratio(r.spinning.privateDirtyMb, b.spinning.privateDirtyMb)}×`,
+  ];
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -328,6 +379,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       warmupS: arg('warmup', 15),
       statusRuns: arg('status-runs', 40),
       eventToggles: arg('toggles', 10),
+      baselineSessions: arg('baseline', 10),
       scratch,
       env,
       log: (m) => process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${m}\n`),
