@@ -68,6 +68,14 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['opencode/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'working overloaded', 'working', 'done']],
   ['opencode/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'working network', 'working', 'working network', 'working', 'done']],
   ['opencode/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // Copilot CLI retries 429s, 503s and resets under its plain "◉ Working" row (its transcript says
+  // only "Request failed due to a transient API error. Retrying..."); it ends a turn on a 401 with
+  // "✗ Authentication failed with provider … (HTTP 401)", on a 400 with "✗ 400 Invalid request: …".
+  ['copilot/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['copilot/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
