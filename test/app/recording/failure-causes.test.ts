@@ -76,6 +76,17 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['copilot/habitat-tmux/fail-network-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['copilot/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // pi retries 429s and 503s under its plain "⠋ Working..." loader; a dropped connection shows
+  // "Error: Connection error." over "⠦ Retrying (1/3) in 2s..."; a 401 and a 400 end the turn with
+  // "Error: 401 …" / "Error: 400 …" right above the editor.
+  ['pi/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['pi/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['pi/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'done']],
+  // A used-up quota: "Error: 429 You exceeded your current quota, …" over its loader three times,
+  // then "Error: Retry failed after 3 attempts: 429 You exceeded your current quota, …".
+  ['pi/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'done usage-limit']],
+  ['pi/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['pi/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
