@@ -87,6 +87,12 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['pi/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'done usage-limit']],
   ['pi/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['pi/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Grok CLI retries 429s and 503s under its plain "\\ Analyzing... (5s · … esc to interrupt)" row;
+  // it ends a turn on a 401 or a 400 with "⏺ Sorry, I encountered an error: Grok API error: 401 …".
+  ['grok/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['grok/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
