@@ -91,6 +91,7 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // it ends a turn on a 401 or a 400 with "⏺ Sorry, I encountered an error: Grok API error: 401 …".
   ['grok/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['grok/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['grok/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
