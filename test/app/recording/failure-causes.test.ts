@@ -94,6 +94,10 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['grok/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Continue CLI ends a turn on a 401 or a 400 with "Error: 401 …" / "Error: 400 …" right above
+  // its input box.
+  ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
