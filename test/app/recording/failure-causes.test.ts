@@ -96,6 +96,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Continue CLI ends a turn on a 401 or a 400 with "Error: 401 …" / "Error: 400 …" right above
   // its input box.
+  // It retries 429s and 503s under its plain "( 3s • esc to interrupt )" row: no cause to read.
+  ['continue/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
