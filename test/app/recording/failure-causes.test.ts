@@ -101,6 +101,10 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Cline ends a turn on a 401 with "* Error: Incorrect API key provided: …" and on a 400 with
+  // "*Error: The request exceeds the model's context window …", right above its input.
+  ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
