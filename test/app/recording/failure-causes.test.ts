@@ -103,9 +103,10 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Cline ends a turn on a 401 with "* Error: Incorrect API key provided: …" and on a 400 with
   // "*Error: The request exceeds the model's context window …", right above its input.
-  // A retried 429 or 503 under its plain "⠹ Thinking... (esc to cancel)" row: no cause to read.
+  // A retried 429, 503 or reset under its plain "⠹ Thinking... (esc to cancel)" row: no cause to read.
   ['cline/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-network-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
