@@ -109,6 +109,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['cline/habitat-tmux/fail-network-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // droid ends a turn on a 401 or a 400 with "●  BYOK Error: 401 …" and its troubleshooting rows.
+  ['droid/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['droid/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
