@@ -62,6 +62,56 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // Qwen Code: "✕ [API Error: 401 Incorrect API key provided: …] (Press Ctrl+Y to retry)".
   ['qwen/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['qwen/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // OpenCode replaces "esc interrupt" with the API's message and "[retrying in 2s attempt #2]" while
+  // it retries (without the retry rules that row read done); a 401 it does not retry.
+  ['opencode/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'working rate-limited', 'working', 'done']],
+  ['opencode/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'working overloaded', 'working', 'done']],
+  ['opencode/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'working network', 'working', 'working network', 'working', 'done']],
+  ['opencode/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // Copilot CLI retries 429s, 503s and resets under its plain "◉ Working" row (its transcript says
+  // only "Request failed due to a transient API error. Retrying..."); it ends a turn on a 401 with
+  // "✗ Authentication failed with provider … (HTTP 401)", on a 400 with "✗ 400 Invalid request: …".
+  ['copilot/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['copilot/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['copilot/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // pi retries 429s and 503s under its plain "⠋ Working..." loader; a dropped connection shows
+  // "Error: Connection error." over "⠦ Retrying (1/3) in 2s..."; a 401 and a 400 end the turn with
+  // "Error: 401 …" / "Error: 400 …" right above the editor.
+  ['pi/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['pi/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['pi/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'done']],
+  // A used-up quota: "Error: 429 You exceeded your current quota, …" over its loader three times,
+  // then "Error: Retry failed after 3 attempts: 429 You exceeded your current quota, …".
+  ['pi/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'done usage-limit']],
+  ['pi/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['pi/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Grok CLI retries 429s and 503s under its plain "\\ Analyzing... (5s · … esc to interrupt)" row;
+  // it ends a turn on a 401 or a 400 with "⏺ Sorry, I encountered an error: Grok API error: 401 …".
+  ['grok/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['grok/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['grok/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Continue CLI ends a turn on a 401 or a 400 with "Error: 401 …" / "Error: 400 …" right above
+  // its input box.
+  // It retries 429s and 503s under its plain "( 3s • esc to interrupt )" row: no cause to read.
+  ['continue/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Cline ends a turn on a 401 with "* Error: Incorrect API key provided: …" and on a 400 with
+  // "*Error: The request exceeds the model's context window …", right above its input.
+  // A retried 429, 503 or reset under its plain "⠹ Thinking... (esc to cancel)" row: no cause to read.
+  ['cline/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // droid ends a turn on a 401 or a 400 with "●  BYOK Error: 401 …" and its troubleshooting rows.
+  ['droid/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['droid/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 describe('failure causes on the recordings', () => {
