@@ -66,6 +66,34 @@ function seedWork(work) {
 // Codex and Gemini with no configuration file at all), `codexSandbox`
 // (Codex's sandbox_mode, e.g. "read-only"), `openCodePlanMode` (OpenCode's experimental plan mode,
 // whose plan_exit tool asks before leaving the plan agent).
+/**
+ * The config of OpenCode and its fork Kilo Code: the mock as an OpenAI-compatible provider, a
+ * shell that asks (but for `options.allowShell`), and snapshots off. Snapshot tracking runs git in
+ * the work folder at every step's start and end (0.3–3 s on the loaded machine) behind the
+ * spinner: work the mock cannot see, which put the labels' turn end (the mock's stream end) 1–3 s
+ * before the CLI's own (docs/notebook/2026-12-capture-findings.md).
+ */
+function openCodeShapedConfig(baseUrl, options) {
+  return {
+    autoupdate: false,
+    share: 'disabled',
+    snapshot: false,
+    model: 'mock/mock-model',
+    small_model: 'mock/mock-model',
+    // The last pattern that matches a command decides (OpenCode 1.18.33 asked for `sleep 8` under
+    // {"sleep 8": "allow", "*": "ask"}), so the catch-all goes first.
+    permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
+    provider: {
+      mock: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Mock',
+        options: { baseURL: `${baseUrl}/v1`, apiKey: 'dummy' },
+        models: { 'mock-model': { name: 'Mock Model', tool_call: true, limit: { context: 128000, output: 8192 } } },
+      },
+    },
+  };
+}
+
 export function seed(agent, { runDir, baseUrl, firstRun = false, version, personality, options = {} }) {
   const home = join(runDir, 'home');
   const cwd = join(runDir, 'work');
@@ -146,28 +174,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
       break;
     }
     case 'opencode': {
-      const cfg = {
-        $schema: 'https://opencode.ai/config.json',
-        autoupdate: false,
-        share: 'disabled',
-        // Snapshot tracking runs git in the work folder at every step's start and end (0.3–3 s on
-        // the loaded machine) behind OpenCode's spinner: work the mock cannot see, which put the
-        // labels' turn end (the mock's stream end) 1–3 s before OpenCode's own (docs/notebook/2026-12-capture-findings.md).
-        snapshot: false,
-        model: 'mock/mock-model',
-        small_model: 'mock/mock-model',
-        // The last pattern that matches a command decides (1.18.33 asked for `sleep 8` under
-        // {"sleep 8": "allow", "*": "ask"}), so the catch-all goes first.
-        permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
-        provider: {
-          mock: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Mock',
-            options: { baseURL: `${baseUrl}/v1`, apiKey: 'dummy' },
-            models: { 'mock-model': { name: 'Mock Model', tool_call: true, limit: { context: 128000, output: 8192 } } },
-          },
-        },
-      };
+      const cfg = { $schema: 'https://opencode.ai/config.json', ...openCodeShapedConfig(baseUrl, options) };
       const template = configTemplateDir('opencode', version);
       if (existsSync(template)) cpSync(template, join(home, '.config', 'opencode'), { recursive: true });
       write(join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify(cfg, null, 2));
@@ -251,22 +258,7 @@ export function seed(agent, { runDir, baseUrl, firstRun = false, version, person
     // ---- Kilo Code CLI, Continue CLI, Cline CLI (issue 35 item 3) ----
     case 'kilo': {
       // Kilo Code CLI, an OpenCode fork: the same config shape in ~/.config/kilo/kilo.json.
-      const cfg = {
-        autoupdate: false,
-        share: 'disabled',
-        snapshot: false,
-        model: 'mock/mock-model',
-        small_model: 'mock/mock-model',
-        permission: { bash: options.allowShell ? Object.fromEntries([['*', 'ask'], ...options.allowShell.map((c) => [c, 'allow'])]) : 'ask', edit: 'ask' },
-        provider: {
-          mock: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Mock',
-            options: { baseURL: `${baseUrl}/v1`, apiKey: 'dummy' },
-            models: { 'mock-model': { name: 'Mock Model', tool_call: true, limit: { context: 128000, output: 8192 } } },
-          },
-        },
-      };
+      const cfg = openCodeShapedConfig(baseUrl, options);
       write(join(home, '.config', 'kilo', 'kilo.json'), JSON.stringify(cfg, null, 2));
       Object.assign(env, { KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_LSP_DOWNLOAD: 'true', KILO_TELEMETRY_LEVEL: 'off', KILO_DISABLE_SHARE: '1', KILO_DISABLE_SESSION_INGEST: '1' });
       break;
