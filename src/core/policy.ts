@@ -22,6 +22,16 @@ export const TICK_MS = 1000;
  */
 export const SETTLED_TICK_MS = 5000;
 
+/**
+ * The longest a settled session's floor grows to. Past SETTLED_TICK_MS the floor is half the
+ * time the session has been quiet (core/detector/tick-cadence.ts), so what only the /proc sample
+ * can see (an agent computing without drawing) is noticed within half the quiet so far, and a
+ * session left at its prompt for a minute wakes twice a minute. Every wake-up costs Node about a
+ * millisecond before any of agentwrap's work (a bare `setInterval` of 5 s measured 10 ms of CPU a
+ * minute here), so the floor, not the work per tick, is what an idle session's CPU comes down to.
+ */
+export const LONG_SETTLED_TICK_MS = 30_000;
+
 /** How long a session must see nothing new (output, input, a report, a state change) before its tick floor stretches to SETTLED_TICK_MS. */
 export const SETTLE_AFTER_MS = 5000;
 

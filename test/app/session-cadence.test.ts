@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/adapters/clock.js';
 import type { Screen } from '../../src/adapters/screen/index.js';
 import { DetectorSession } from '../../src/app/session.js';
-import { CPU_BUSY_RATE, PROGRAM_STATUS_ACT_SETTLE_MS, PROGRAM_STATUS_SETTLE_MS, QUIET_RECHECK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../src/core/policy.js';
+import { CPU_BUSY_RATE, PROGRAM_STATUS_ACT_SETTLE_MS, LONG_SETTLED_TICK_MS, PROGRAM_STATUS_SETTLE_MS, QUIET_RECHECK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../src/core/policy.js';
 import type { ProcessEvidence, ProgramStatus } from '../../src/core/types.js';
 import { sampledProcess } from '../helpers/detector-builders.js';
 
@@ -28,12 +28,18 @@ function quietSession(cpuRate: () => number, programStatus: () => ProgramStatus 
 }
 
 describe('DetectorSession tick cadence', () => {
-  it('ticks every second at first, every SETTLED_TICK_MS once nothing happened for SETTLE_AFTER_MS', () => {
-    const { session, runUntil } = quietSession(() => 0);
+  it('ticks every second at first, every SETTLED_TICK_MS once nothing happened for SETTLE_AFTER_MS, then ever less often up to LONG_SETTLED_TICK_MS', () => {
+    const { clock, session, runUntil } = quietSession(() => 0);
 
     expect(runUntil(SETTLE_AFTER_MS - TICK_MS)).toBe(TICK_MS);
     expect(session.state.session.state).not.toBe('working');
-    expect(runUntil(SETTLE_AFTER_MS + 3 * SETTLED_TICK_MS)).toBe(SETTLED_TICK_MS);
+    expect(runUntil(SETTLE_AFTER_MS + SETTLED_TICK_MS)).toBe(SETTLED_TICK_MS);
+    const gaps: number[] = [];
+    while (clock.nowMs() < 5 * 60_000) gaps.push(runUntil(clock.nowMs()));
+    expect(gaps.every((gap, i) => i === 0 || gap >= (gaps[i - 1] ?? 0))).toBe(true);
+    expect(gaps.at(-1)).toBe(LONG_SETTLED_TICK_MS);
+    // Five minutes at a prompt: 5 s ticks until 20 s of quiet, then half the quiet, then 30 s.
+    expect(gaps.length).toBeLessThan(20);
   });
 
   it('output wakes a settled session at once and brings the 1 s floor back', () => {

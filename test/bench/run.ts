@@ -55,6 +55,8 @@ const SCALE_STALE_RECORDS = 1000;
  * threads, which were measured still busy 5–15 s after launch. Sampling starts this late.
  */
 const IDLE_WARMUP_MS = isQuick ? 10_000 : 15_000;
+/** A session at its prompt reaches its steady tick (LONG_SETTLED_TICK_MS) after a minute of quiet: idle windows start then. */
+const IDLE_SETTLE_MS = isQuick ? 40_000 : 65_000;
 const LOSS_SIZES = [100 * 1024, 1 * MB, 4 * MB];
 
 // ---- statistics ------------------------------------------------------------------------------
@@ -266,7 +268,7 @@ async function measureIdle(): Promise<IdleResult[]> {
   ];
   const sessions = cases.map((c) => ({ ...c, session: openSession(c.command, outerOptions(120, 40)) }));
   try {
-    await sleep(IDLE_WARMUP_MS);
+    await sleep(IDLE_SETTLE_MS);
     const before = sessions.map((s) => sampleCpu(s.session.pty.pid));
     const startedMs = performance.now();
     await sleep(CONFIG.idleS * 1000);
@@ -318,6 +320,7 @@ function runScale(): Promise<ScaleResult> {
     staleRecords: SCALE_STALE_RECORDS,
     windowS: CONFIG.idleS,
     warmupS: IDLE_WARMUP_MS / 1000,
+    idleSettleS: IDLE_SETTLE_MS / 1000,
     statusRuns: CONFIG.scaleStatusRuns,
     eventToggles: CONFIG.scaleToggles,
     baselineSessions: CONFIG.scaleBaseline,
@@ -350,7 +353,7 @@ function scaleTable(r: ScaleResult): string[] {
   const row = (label: string, values: readonly number[], digits: number, unit: string): string =>
     `| ${label} | ${fmt(median(values), digits)}${unit} | ${fmt(quantile(values, 0.95), digits)}${unit} | ${fmt(Math.max(...values), digits)}${unit} |`;
   return [
-    `Scale: ${r.sessions} sessions of \`agentwrap run --pack demo -- node spinner.js 10\` (test/bench/scale.ts), each in its own 120x40 outer pty, with ${r.staleRecords} stale records beside them (half expired, half a live lease naming a dead process, a quarter by another tool); CPU per wrapper process over ${CONFIG.idleS} s after ${IDLE_WARMUP_MS / 1000} s, spinning and then paused; \`status --json\` run ${r.statusMs.length} times while they spin and again while they sit idle, \`node -e 0\` interleaved; \`events\` while sessions are paused and resumed one at a time:`,
+    `Scale: ${r.sessions} sessions of \`agentwrap run --pack demo -- node spinner.js 10\` (test/bench/scale.ts), each in its own 120x40 outer pty, with ${r.staleRecords} stale records beside them (half expired, half a live lease naming a dead process, a quarter by another tool); CPU per wrapper process over ${CONFIG.idleS} s, spinning (after ${IDLE_WARMUP_MS / 1000} s) and then paused (after ${IDLE_SETTLE_MS / 1000} s); \`status --json\` run ${r.statusMs.length} times while they spin and again while they sit idle, \`node -e 0\` interleaved; \`events\` while sessions are paused and resumed one at a time:`,
     '',
     '| Measure | median | p95 | max |',
     '|---|---|---|---|',
@@ -578,7 +581,7 @@ async function main(): Promise<void> {
   const loss = shouldRun('loss') ? await measureLoss() : [];
   log('keystroke round trip');
   const rtt = shouldRun('rtt') ? await measureRoundTrips() : [];
-  log(`idle CPU (${CONFIG.idleS} s after ${IDLE_WARMUP_MS / 1000} s warm-up)`);
+  log(`idle CPU (${CONFIG.idleS} s after ${IDLE_SETTLE_MS / 1000} s warm-up)`);
   const idle = shouldRun('idle') ? await measureIdle() : [];
   log('scale');
   const scale = shouldRun('scale') ? await runScale() : undefined;
@@ -673,7 +676,7 @@ async function main(): Promise<void> {
   lines.push('', `Keystroke round trip (write to the outer pty → echo read back), ${CONFIG.rttSamples} samples each, interleaved:`, '');
   lines.push('| Path | p50 µs | p99 µs | p50 added over direct |', '|---|---|---|---|');
   for (const r of rtt) lines.push(`| ${r.variant} | ${fmt(r.p50Us, 0)} | ${fmt(r.p99Us, 0)} | ${r.variant === 'direct' ? '' : `+${fmt(r.p50Us - (rttOf('direct')?.p50Us ?? 0), 0)}`} |`);
-  lines.push('', `Idle: CPU of the wrapper process over ${CONFIG.idleS} s (after ${IDLE_WARMUP_MS / 1000} s warm-up); /proc/<pid>/stat utime+stime (10 ms ticks) and the sum of the threads' schedstat run time (ns):`, '');
+  lines.push('', `Idle: CPU of the wrapper process over ${CONFIG.idleS} s (after ${IDLE_SETTLE_MS / 1000} s warm-up); /proc/<pid>/stat utime+stime (10 ms ticks) and the sum of the threads' schedstat run time (ns):`, '');
   lines.push('| Screen | Program | CPU % (stat) | CPU % (schedstat) | RSS MB |', '|---|---|---|---|---|');
   for (const r of idle) lines.push(`| ${r.label} | ${r.variant} | ${fmt(r.statPct, 3)} | ${fmt(r.schedPct, 3)} | ${fmt(r.rssMb, 1)} |`);
   if (scale !== undefined) lines.push('', ...scaleTable(scale));

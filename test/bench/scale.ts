@@ -42,6 +42,12 @@ export interface ScaleConfig {
   readonly windowS: number;
   /** Settling time before each CPU window, seconds. */
   readonly warmupS: number;
+  /**
+   * Settling time before the idle window, seconds: a session left at its prompt ticks ever less
+   * often as its quiet grows (core/detector/tick-cadence.ts, up to LONG_SETTLED_TICK_MS after a
+   * minute), so the idle figure is the steady state only after about a minute.
+   */
+  readonly idleSettleS: number;
   readonly statusRuns: number;
   /** Sessions paused and resumed for the events latency (two transitions each). */
   readonly eventToggles: number;
@@ -300,8 +306,8 @@ export async function measureScale(config: ScaleConfig): Promise<ScaleResult> {
     const eventLatencyMs = await measureEvents(env, toggled, config.log);
 
     for (const session of [...sessions, ...baseline]) session.pty.write('p');
-    config.log(`scale: all paused; ${config.warmupS} s settling, ${config.windowS} s window (idle)`);
-    await sleep(config.warmupS * 1000);
+    config.log(`scale: all paused; ${config.idleSettleS} s settling, ${config.windowS} s window (idle)`);
+    await sleep(config.idleSettleS * 1000);
     const idleStart = cpuWindowStart(sessions);
     const baselineIdleStart = cpuWindowStart(baseline);
     await sleep(config.windowS * 1000);
@@ -377,6 +383,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       staleRecords: arg('stale', 1000),
       windowS: arg('window', 30),
       warmupS: arg('warmup', 15),
+      idleSettleS: arg('idle-settle', 60),
       statusRuns: arg('status-runs', 40),
       eventToggles: arg('toggles', 10),
       baselineSessions: arg('baseline', 10),

@@ -175,7 +175,7 @@ export function attachLiveSession(options: LiveSessionOptions): LiveSession {
     clock,
     (changed, nowMs) => {
       screenFeed.check();
-      publisher.afterTick(changed, detector.state, nowMs);
+      publisher.afterTick(changed, detector.state, nowMs, detector.nextDueMs() - nowMs);
     },
     () => clock.nowMs() + (publisher.store?.refreshDueMs() ?? Number.POSITIVE_INFINITY),
   );

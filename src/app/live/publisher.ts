@@ -185,11 +185,16 @@ export class Publisher {
     if (to === 'blocked' || to === 'done') this.options.notify(to, entry);
   }
 
-  /** After a tick: the store's periodic refresh rides on the tick's wake-up, and a changed title alone is republished at most every TITLE_REPUBLISH_MIN_MS. */
-  afterTick(changed: boolean, state: DetectorState, nowMs: number): void {
+  /**
+   * After a tick: the store's periodic refresh rides on the tick's wake-up (early, when the next
+   * tick is further off than the refresh: one wake-up instead of two), and a changed title alone
+   * is republished at most every TITLE_REPUBLISH_MIN_MS. `nextTickInMs`: how long until the
+   * session's next tick is due as things stand.
+   */
+  afterTick(changed: boolean, state: DetectorState, nowMs: number, nextTickInMs = 0): void {
     const store = this.store;
     if (store === undefined) return;
-    void store.refreshIfDue();
+    void store.refreshIfDue(nextTickInMs);
     // Another dialog under the same blocked state (the next tool call's): its options must not wait.
     if (!changed && state.session.state === 'blocked' && this.readDialog()?.digest !== this.publishedDialogDigest) {
       void store.publish(this.record(state));

@@ -70,8 +70,12 @@ export interface SessionStore {
    * write landed, false when it failed (already warned) or the store is closed; never rejects.
    */
   publish(record: SessionRecord): Promise<boolean>;
-  /** Rewrites the latest record (and the heartbeat) if its refresh or a retry is due. Never rejects. */
-  refreshIfDue(): Promise<void>;
+  /**
+   * Rewrites the latest record (and the heartbeat) if its refresh or a retry is due, or comes
+   * due within `earlyByMs`: an owner that knows its next wake-up is that far off refreshes now
+   * rather than waking again for it. Never rejects.
+   */
+  refreshIfDue(earlyByMs?: number): Promise<void>;
   /** Monotonic ms until `refreshIfDue` has something to do (0 = now); Infinity before the first publish. */
   refreshDueMs(): number;
   /** Whether the last attempt succeeded (true before any attempt). */
@@ -185,8 +189,8 @@ export function openSessionStore(options: SessionStoreOptions): SessionStore {
       void written.then(schedule);
       return written;
     },
-    async refreshIfDue() {
-      if (refreshDueMs() > 0) return;
+    async refreshIfDue(earlyByMs = 0) {
+      if (refreshDueMs() > earlyByMs) return;
       await enqueue();
       // Called by the owner rather than the timer: move the fallback timer past the next refresh.
       schedule();

@@ -1,9 +1,9 @@
 /**
  * How often a session's tick must run when nothing asks for one sooner: the TICK_MS floor, or
- * SETTLED_TICK_MS once the session has settled (policy.ts says why). Pure: the caller passes
- * the times and the last /proc sample.
+ * once the session has settled SETTLED_TICK_MS, growing with the quiet to LONG_SETTLED_TICK_MS
+ * (policy.ts says why). Pure: the caller passes the times and the last /proc sample.
  */
-import { CPU_QUIET_RATE, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../policy.js';
+import { CPU_QUIET_RATE, LONG_SETTLED_TICK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../policy.js';
 import type { AgentState, ProcessEvidence } from '../types.js';
 
 export interface CadenceInput {
@@ -26,7 +26,9 @@ export function isSettled(input: CadenceInput): boolean {
   return sample.cpuRate < CPU_QUIET_RATE && !sample.isStopped;
 }
 
-/** The longest the next tick may wait. */
+/** The longest the next tick may wait: half the quiet so far once settled, within SETTLED_TICK_MS … LONG_SETTLED_TICK_MS. */
 export function tickFloorMs(input: CadenceInput): number {
-  return isSettled(input) ? SETTLED_TICK_MS : TICK_MS;
+  if (!isSettled(input)) return TICK_MS;
+  const halfQuietMs = Math.floor((input.nowMs - input.lastActivityAtMs) / 2);
+  return Math.min(LONG_SETTLED_TICK_MS, Math.max(SETTLED_TICK_MS, halfQuietMs));
 }

@@ -23,13 +23,15 @@ export const MODEL_UNKNOWN = 'unknown';
 
 /**
  * Lease of a session record and of the heartbeat. Long enough that a stalled event loop (a
- * suspended laptop, a busy machine) does not make a live session vanish; short enough that a
- * crashed wrapper on a host without pid checks disappears quickly (readers with pid checks drop
- * it at once). Refreshed every third of it: 30 s rather than 15 s halves an idle session's
- * writes (a record and a heartbeat rename every 10 s instead of 5 s, each ~1–2 ms of kernel time
- * on this disk-backed root), the largest part of its CPU once its tick settles to 5 s.
+ * suspended laptop, a busy machine) does not make a live session vanish, and that its refresh
+ * (every third of it: 30 s) rides on the tick of a session left at its prompt, whose floor
+ * grows to LONG_SETTLED_TICK_MS: with a 30 s lease an idle session woke every 10 s for the
+ * refresh alone, most of its CPU. Every agentwrap record names its wrapper and agent (`pid`,
+ * `wrapper_pid`), so readers with pid checks (agentwrap's own, and the convention allows it
+ * for records that carry a pid) drop a crashed wrapper's record at once; a reader on the lease
+ * alone sees it for up to 90 s.
  */
-export const DEFAULT_RECORD_TTL_MS = 30_000;
+export const DEFAULT_RECORD_TTL_MS = 90_000;
 
 /** Refresh cadence: a third of the lease, inside the convention's "at least every ttl_ms/2". */
 export function refreshIntervalMs(ttlMs: number): number {

@@ -121,6 +121,21 @@ describe('SessionStore refresh', () => {
     expect(store.refreshDueMs()).toBe(interval);
   });
 
+  it('refreshes early when its owner says the next wake-up is further off than the refresh', async () => {
+    const store = open();
+    await store.publish(record());
+    const interval = refreshIntervalMs(TTL_MS);
+
+    clock.advanceBy(interval - 5_000);
+    await store.refreshIfDue(4_999);
+    const notYet = readJson(store.recordPath)['updated_at'];
+    await store.refreshIfDue(5_000);
+
+    expect(notYet).toBe(WALL_START_MS);
+    expect(readJson(store.recordPath)['updated_at']).toBe(WALL_START_MS + interval - 5_000);
+    expect(store.refreshDueMs()).toBe(interval);
+  });
+
   it('with a timer slack, leaves a due refresh to its owner for that long before its own timer does it', async () => {
     const store = openSessionStore({ root, key: recordKey('claude', 'slack'), clock, onWarning: (m) => warnings.push(m), timerSlackMs: 300 });
     stores.push(store);
@@ -423,7 +438,7 @@ describe('the skip cache (settled verdicts on dead records)', () => {
     const dead = 4_999_998;
     const sessions = join(root, 'sessions');
     await open('claude-live').publish(record());
-    const expired = WALL_START_MS - 60_000;
+    const expired = WALL_START_MS - 2 * TTL_MS;
     writeFileSync(join(sessions, 'claude-crashed.json'), JSON.stringify(record({ wrapperPid: dead, updatedAtMs: expired })));
     writeFileSync(join(sessions, 'grok-g.json'), JSON.stringify(oracle({ pid: dead, updated_at: expired, ttl_ms: 1_000 })));
     readCachedSessionsReport(root, WALL_START_MS, (pid) => pid !== dead);
@@ -490,7 +505,7 @@ describe('sweepStaleRecords', () => {
     const listener = createServer();
     await new Promise<void>((r) => listener.listen(staleSocket, r));
     // The listener only makes a real socket file at the control path; sweep judges by the record.
-    const expired = WALL_START_MS - 60_000;
+    const expired = WALL_START_MS - 2 * TTL_MS;
     const crashed = { ...record({ wrapperPid: dead, updatedAtMs: expired }), control: staleSocket };
     writeFileSync(join(sessions, 'claude-crashed.json'), JSON.stringify(crashed));
     writeFileSync(join(sessions, 'claude-fresh-dead.json'), JSON.stringify(record({ wrapperPid: dead })));

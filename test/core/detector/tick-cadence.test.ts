@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CPU_QUIET_RATE, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../../src/core/policy.js';
+import { CPU_QUIET_RATE, LONG_SETTLED_TICK_MS, SETTLE_AFTER_MS, SETTLED_TICK_MS, TICK_MS } from '../../../src/core/policy.js';
 import { isSettled, tickFloorMs, type CadenceInput } from '../../../src/core/detector/tick-cadence.js';
 import { sampledProcess, unsampledProcess } from '../../helpers/detector-builders.js';
 
@@ -13,6 +13,15 @@ describe('tick cadence', () => {
     expect(tickFloorMs(quietIdle(SETTLE_AFTER_MS - 1))).toBe(TICK_MS);
     expect(tickFloorMs(quietIdle(SETTLE_AFTER_MS))).toBe(SETTLED_TICK_MS);
     expect(SETTLED_TICK_MS).toBeGreaterThan(TICK_MS);
+  });
+
+  it('grows a settled floor to half the quiet so far, within SETTLED_TICK_MS … LONG_SETTLED_TICK_MS', () => {
+    expect(tickFloorMs(quietIdle(2 * SETTLED_TICK_MS))).toBe(SETTLED_TICK_MS);
+    expect(tickFloorMs(quietIdle(2 * SETTLED_TICK_MS + 4_000))).toBe(SETTLED_TICK_MS + 2_000);
+    expect(tickFloorMs(quietIdle(2 * LONG_SETTLED_TICK_MS))).toBe(LONG_SETTLED_TICK_MS);
+    expect(tickFloorMs(quietIdle(60 * 60_000))).toBe(LONG_SETTLED_TICK_MS);
+    // Quiet is counted from the newest activity: a keystroke a second ago means settled is not reached.
+    expect(tickFloorMs(quietIdle(60 * 60_000, { lastActivityAtMs: 60 * 60_000 - 1_000 }))).toBe(TICK_MS);
   });
 
   it('settles in every state but working', () => {
