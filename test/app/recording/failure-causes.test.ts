@@ -118,6 +118,15 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['droid/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['droid/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['droid/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  // Letta Code writes each try as "• Provider stream error, retrying (attempt 1/3, in 1s): 429: …"
+  // right over its live row; a quota, a 401 and a 400 end the turn with the backend's error as JSON
+  // ("detail": "401: …") over "⚠ Something went wrong? Use /feedback to report issues.".
+  ['letta/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'done']],
+  ['letta/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'done']],
+  ['letta/habitat-tmux/fail-network-80x24', ['working', 'working network', 'done']],
+  ['letta/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['letta/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['letta/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 /**
