@@ -127,6 +127,13 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['letta/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   ['letta/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['letta/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Kilo Code, an OpenCode fork, puts the API's words and "[retrying in 2s attempt #1]" in its status
+  // row as OpenCode does, clipped at the right edge; a 401 and a given-up compaction end the turn
+  // with a barred error block over the turn's ▣ line.
+  ['kilo/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'working rate-limited', 'working', 'done']],
+  ['kilo/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'done']],
+  ['kilo/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['kilo/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 /**
@@ -136,6 +143,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
 const SCREENS: readonly (readonly [string, string, string])[] = [
   // "●  BYOK Error: 429 You exceeded your current quota, …" after about 23 s of retries.
   ['droid', 'idle_usage-limit-429_habitat-tmux-fail-usage-limit-80x24.txt', 'usage-limit'],
+  // Kilo's status row: "⬝You⬝exceeded your current quota, please check your plan and billing
+  // details." over "in 3s attempt #2]" (the "[retrying" clipped at the right edge).
+  ['kilo', 'working_retrying-usage-limit_habitat-tmux-fail-usage-limit-80x24.txt', 'usage-limit'],
 ];
 
 describe('failure causes on the recordings', () => {
