@@ -134,6 +134,15 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['kilo/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'done']],
   ['kilo/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['kilo/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Oh My Pi retries 429s, 503s, resets and a used-up quota under its plain "⎋ Working…" row; it
+  // ends a turn on a 401 or a 400 with a "✘ 401 …" banner ("Dismissed when you send your next
+  // message."), on the quota with "Error: Retry failed after 1 attempts: … 429 You exceeded …".
+  ['omp/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['omp/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['omp/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
 ];
 
 /**
