@@ -4,13 +4,15 @@
  * bundled packs, each names the cause the person needs while the CLI shows it, with the state
  * that says what to do (docs/errors.md).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadDefaultRegistry } from '../../../src/app/pack-registry.js';
 import { packForRecording, readRecordingFile } from '../../../src/app/recording/files.js';
 import { replayRecording } from '../../../src/app/recording/replay.js';
+import { evaluatePack } from '../../../src/core/packs/evaluate.js';
+import { fixtureInput, parseFixture } from '../../../src/core/packs/fixture.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const registry = loadDefaultRegistry({});
@@ -112,6 +114,47 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // droid ends a turn on a 401 or a 400 with "●  BYOK Error: 401 …" and its troubleshooting rows.
   ['droid/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['droid/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // It retries 429s, 503s and resets under "⠉ Retrying the model request (attempt 2)...": no cause.
+  ['droid/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['droid/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['droid/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  // Letta Code writes each try as "• Provider stream error, retrying (attempt 1/3, in 1s): 429: …"
+  // right over its live row; a quota, a 401 and a 400 end the turn with the backend's error as JSON
+  // ("detail": "401: …") over "⚠ Something went wrong? Use /feedback to report issues.".
+  ['letta/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'done']],
+  ['letta/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'done']],
+  ['letta/habitat-tmux/fail-network-80x24', ['working', 'working network', 'done']],
+  ['letta/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['letta/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['letta/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Kilo Code, an OpenCode fork, puts the API's words and "[retrying in 2s attempt #1]" in its status
+  // row as OpenCode does, clipped at the right edge; a 401 and a given-up compaction end the turn
+  // with a barred error block over the turn's ▣ line.
+  ['kilo/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'working rate-limited', 'working', 'done']],
+  ['kilo/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'done']],
+  ['kilo/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['kilo/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // Oh My Pi retries 429s, 503s, resets and a used-up quota under its plain "⎋ Working…" row; it
+  // ends a turn on a 401 or a 400 with a "✘ 401 …" banner ("Dismissed when you send your next
+  // message."), on the quota with "Error: Retry failed after 1 attempts: … 429 You exceeded …".
+  ['omp/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['omp/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  ['omp/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  ['omp/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+];
+
+/**
+ * Screens of recordings that are not kept (the CLI retried past the capture driver's retry wait,
+ * so their labels cannot be trusted; docs/errors.md), cut where the turn had really ended.
+ */
+const SCREENS: readonly (readonly [string, string, string])[] = [
+  // "●  BYOK Error: 429 You exceeded your current quota, …" after about 23 s of retries.
+  ['droid', 'idle_usage-limit-429_habitat-tmux-fail-usage-limit-80x24.txt', 'usage-limit'],
+  // Kilo's status row: "⬝You⬝exceeded your current quota, please check your plan and billing
+  // details." over "in 3s attempt #2]" (the "[retrying" clipped at the right edge).
+  ['kilo', 'working_retrying-usage-limit_habitat-tmux-fail-usage-limit-80x24.txt', 'usage-limit'],
 ];
 
 describe('failure causes on the recordings', () => {
@@ -123,5 +166,12 @@ describe('failure causes on the recordings', () => {
     const end = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
     const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
     expect(pairs.slice(start, end + 1)).toEqual(expected);
+  });
+
+  it.each(SCREENS)('%s %s names %s', (agent, name, reason) => {
+    const pack = registry.packForAgent(agent)?.compiled;
+    if (pack === undefined) throw new Error(`no bundled ${agent} pack`);
+    const fixture = parseFixture(readFileSync(join(ROOT, 'fixtures', agent, name), 'utf8'));
+    expect(evaluatePack(pack, fixtureInput(fixture)).winner?.reason).toBe(reason);
   });
 });
