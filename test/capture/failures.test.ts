@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAILURES, failureAnswer } from './failures.mjs';
 import { startMock } from './mock.mjs';
+import { SCENARIOS } from './scenarios.mjs';
 
 const NOW = Date.UTC(2026, 11, 7, 21, 30);
 
@@ -43,5 +44,30 @@ describe('failure answers', () => {
     } finally {
       await mock.close();
     }
+  });
+});
+
+describe('failure scenarios', () => {
+  const rng = () => 0.5;
+  const vary = (name: string, agent: string) => {
+    const scenario = SCENARIOS[name];
+    if (!scenario) throw new Error(`no scenario ${name}`);
+    return scenario.vary(rng, agent);
+  };
+  const steps = (agent: string) => vary('fail-usage-limit', agent).script;
+
+  it('gives back the quota after two refusals to a CLI that retries it for as long as it is left', () => {
+    const script = steps('opencode');
+    expect(script.map((s) => ('failure' in s ? `${String(s.failure)}${s.retryable ? ' retried' : ''}` : s.text ? 'answer' : '?'))).toEqual(['usage-limit retried', 'usage-limit retried', 'answer']);
+  });
+
+  it('refuses every request to a CLI that ends its turn on a used-up quota', () => {
+    for (const agent of ['claude', 'codex', 'grok']) expect(steps(agent)).toEqual([expect.objectContaining({ failure: 'usage-limit', sticky: true })]);
+  });
+
+  it('lets a retried turn end on the CLI giving up (Grok and Continue after three resets), and a refused one not', () => {
+    const turnEnd = (name: string, agent: string) => vary(name, agent).actions.find((a) => a.do === 'turn_end');
+    expect(turnEnd('fail-network', 'grok')).toMatchObject({ mayGiveUp: true });
+    expect(turnEnd('fail-auth', 'grok')?.mayGiveUp).toBeUndefined();
   });
 });
