@@ -92,6 +92,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['grok/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['grok/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['grok/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  // It gives up on a dropped connection after three tries: "⏺ Sorry, I encountered an error: Grok
+  // API error: Connection error.".
+  ['grok/habitat-tmux/fail-network-80x24', ['working', 'done network']],
   ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Continue CLI ends a turn on a 401 or a 400 with "Error: 401 …" / "Error: 400 …" right above
