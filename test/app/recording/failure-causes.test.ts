@@ -102,6 +102,8 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // It retries 429s and 503s under its plain "( 3s • esc to interrupt )" row: no cause to read.
   ['continue/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  // It gives up on a dropped connection after three tries: "Error: Connection error.".
+  ['continue/habitat-tmux/fail-network-80x24', ['working', 'done network']],
   ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Cline ends a turn on a 401 with "* Error: Incorrect API key provided: …" and on a 400 with
