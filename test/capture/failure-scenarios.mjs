@@ -11,7 +11,8 @@
 //   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
 //   fail-network      three connection resets, then an answer                    -> working throughout, idle;
 //                     a CLI that gives up after three tries: working, idle (done) at the last reset
-//   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done)
+//   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done);
+//                     OpenCode: a refused parameter, not a context too long
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -21,10 +22,10 @@ const PROMPTS = ['what does app.js do?', 'describe app.js', 'summarize the notes
  * A turn the mock refuses on every request (`sticky`): it ends on the refusal, in `state` (a
  * function of the agent where CLIs differ).
  */
-function refusedTurn(failure, stateOf) {
+function refusedTurn(failure, stateOf, failureOptionsOf = () => undefined) {
   return {
     vary: (rng, agent) => ({
-      script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true }],
+      script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true, failureOptions: failureOptionsOf(agent) }],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, PROMPTS) },
@@ -79,5 +80,7 @@ export const FAILURE_SCENARIOS = {
   'fail-overloaded': retriedTurn('overloaded', 2),
   'fail-auth': refusedTurn('auth', 'blocked'),
   'fail-network': retriedTurn('network', 3),
-  'fail-api-error': refusedTurn('api-error', 'idle'),
+  // OpenCode 1.18.33 compacts and re-sends on a 400 `context_length_exceeded` for as long as it is
+  // left: it is refused a parameter instead, a 400 it does not retry (failures.mjs).
+  'fail-api-error': refusedTurn('api-error', 'idle', (agent) => (agent === 'opencode' ? { apiError: 'bad-parameter' } : undefined)),
 };

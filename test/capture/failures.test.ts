@@ -27,6 +27,12 @@ describe('failure answers', () => {
     expect(failureAnswer(api, 'rate-limited', { nowMs: NOW }).headers?.['retry-after']).toBe('2');
   });
 
+  it('a chat api-error can be a refused parameter rather than a context too long (OpenCode compacts on that one)', () => {
+    expect(failureAnswer('chat', 'api-error', { nowMs: NOW }).body.error.code).toBe('context_length_exceeded');
+    const refused = failureAnswer('chat', 'api-error', { nowMs: NOW, apiError: 'bad-parameter' });
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'unsupported_parameter', expect.not.stringMatching(/context|too long/i)]);
+  });
+
   it('the mock serves a failure step and resets the connection for network', async () => {
     const mock = await startMock();
     try {
@@ -63,6 +69,11 @@ describe('failure scenarios', () => {
 
   it('refuses every request to a CLI that ends its turn on a used-up quota', () => {
     for (const agent of ['claude', 'codex', 'grok']) expect(steps(agent)).toEqual([expect.objectContaining({ failure: 'usage-limit', sticky: true })]);
+  });
+
+  it('refuses OpenCode a parameter in fail-api-error, and every other CLI a context too long', () => {
+    expect(vary('fail-api-error', 'opencode').script[0]).toMatchObject({ failure: 'api-error', sticky: true, failureOptions: { apiError: 'bad-parameter' } });
+    expect(vary('fail-api-error', 'qwen').script[0]?.failureOptions).toBeUndefined();
   });
 
   it('lets a retried turn end on the CLI giving up (Grok and Continue after three resets), and a refused one not', () => {
