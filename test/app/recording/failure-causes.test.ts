@@ -68,6 +68,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['opencode/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'working overloaded', 'working', 'done']],
   ['opencode/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'working network', 'working', 'working network', 'working', 'done']],
   ['opencode/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // A used-up quota it retries for as long as it is left ("You exceeded your current quota, …
+  // retrying in 2s attempt #2]"); the lab's quota comes back after two refusals.
+  ['opencode/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'working', 'working usage-limit', 'working', 'done']],
   // Copilot CLI retries 429s, 503s and resets under its plain "◉ Working" row (its transcript says
   // only "Request failed due to a transient API error. Retrying..."); it ends a turn on a 401 with
   // "✗ Authentication failed with provider … (HTTP 401)", on a 400 with "✗ 400 Invalid request: …".
