@@ -77,6 +77,8 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['copilot/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  // A used-up quota it retries silently as long as it is left; the lab's quota comes back after two refusals.
+  ['copilot/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['copilot/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // pi retries 429s and 503s under its plain "⠋ Working..." loader; a dropped connection shows
@@ -118,6 +120,7 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['cline/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // droid ends a turn on a 401 or a 400 with "●  BYOK Error: 401 …" and its troubleshooting rows.
