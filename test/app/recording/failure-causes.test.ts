@@ -68,6 +68,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['opencode/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'working overloaded', 'working', 'done']],
   ['opencode/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'working network', 'working', 'working network', 'working', 'done']],
   ['opencode/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // A 400 it does not retry (an unsupported parameter): the error as a barred block under the
+  // prompt's, its toast over the gap between them for the first 5 s.
+  ['opencode/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // A used-up quota it retries for as long as it is left ("You exceeded your current quota, …
   // retrying in 2s attempt #2]"); the lab's quota comes back after two refusals.
   ['opencode/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'working', 'working usage-limit', 'working', 'done']],
