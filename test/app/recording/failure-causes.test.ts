@@ -62,6 +62,10 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // Qwen Code: "✕ [API Error: 401 Incorrect API key provided: …] (Press Ctrl+Y to retry)".
   ['qwen/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['qwen/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // A used-up quota and an overloaded server it retries under its plain spinner ("Shuffling
+  // punchlines... (2s · esc to cancel)"): no cause to read. The lab's quota comes back after two refusals.
+  ['qwen/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
+  ['qwen/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   // OpenCode replaces "esc interrupt" with the API's message and "[retrying in 2s attempt #2]" while
   // it retries (without the retry rules that row read done); a 401 it does not retry.
   ['opencode/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'working rate-limited', 'working', 'done']],
