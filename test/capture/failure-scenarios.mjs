@@ -4,7 +4,7 @@
 //
 //   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
 //                     Gemini asks "Keep trying / Stop": blocked. A CLI that retries a used-up
-//                     quota on its own (QUOTA_RETRIERS): two refusals, then the quota is back
+//                     quota on its own (QUOTA_RETRIERS): two refusals (Continue three), then the quota is back
 //                     and an answer                                              -> working throughout, idle
 //   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
@@ -60,21 +60,24 @@ function retriedTurn(failure, times) {
 /**
  * The CLIs that retry chat's `insufficient_quota` on their own with growing waits for as long as
  * they are left (OpenCode 1.18.33, Copilot 1.0.102, Cline 3.0.65, Qwen Code 0.24.4: more than 80 s;
- * Continue 1.5.47 nine times). A quota refused on every request would keep them working past any
- * wait the driver could choose, so their labels would say done while they still work: for them
- * the quota comes back after two refusals, and the recording is the retry, with its cause, then
- * the answer.
+ * Continue 1.5.47 ten times), and how many refusals each gets before the quota comes back. Refused
+ * on every request they would keep working past any wait the driver could choose, so their labels
+ * would say done while they still work; this way the recording is the retry, with its cause where
+ * the CLI draws one, then the answer. Two, but Continue three: it draws its retries ("Retrying
+ * request (1/9). Error: 429 …") only from the third try on (its `hiddenRetries: 2`).
  */
-export const QUOTA_RETRIERS = new Set(['opencode', 'copilot', 'continue', 'cline', 'qwen']);
+export const QUOTA_RETRIERS = new Map([['opencode', 2], ['copilot', 2], ['continue', 3], ['cline', 2], ['qwen', 2]]);
 
 const usedUpQuota = refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle'));
-const quotaBackAfterTwo = retriedTurn('usage-limit', 2);
 
 export const FAILURE_SCENARIOS = {
   // Gemini CLI 0.61.0 answers a used-up quota with a dialog ("Usage limit reached for all Pro
   // models … ● 1. Keep trying  2. Stop"): the person must choose, so it ends blocked.
   'fail-usage-limit': {
-    vary: (rng, agent) => (QUOTA_RETRIERS.has(agent) ? quotaBackAfterTwo : usedUpQuota).vary(rng, agent),
+    vary: (rng, agent) => {
+      const refusals = QUOTA_RETRIERS.get(agent);
+      return (refusals ? retriedTurn('usage-limit', refusals) : usedUpQuota).vary(rng, agent);
+    },
   },
   'fail-rate-limited': retriedTurn('rate-limited', 2),
   'fail-overloaded': retriedTurn('overloaded', 2),
