@@ -4,7 +4,7 @@
 //
 //   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
 //                     Gemini asks "Keep trying / Stop": blocked. A CLI that retries a used-up
-//                     quota on its own (QUOTA_RETRIERS): two refusals (Continue three), then the quota is back
+//                     quota on its own (QUOTA_RETRIERS): two refusals (Continue nine), then the quota is back
 //                     and an answer                                              -> working throughout, idle
 //   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
@@ -63,10 +63,11 @@ function retriedTurn(failure, times) {
  * Continue 1.5.47 ten times), and how many refusals each gets before the quota comes back. Refused
  * on every request they would keep working past any wait the driver could choose, so their labels
  * would say done while they still work; this way the recording is the retry, with its cause where
- * the CLI draws one, then the answer. Two, but Continue three: it draws its retries ("Retrying
- * request (1/9). Error: 429 …") only from the third try on (its `hiddenRetries: 2`).
+ * the CLI draws one, then the answer. Two, but Continue nine: its OpenAI client tries each request
+ * three times, and Continue draws its own retries ("Retrying request (1/9). Error: 429 …") only
+ * from its third on (`hiddenRetries: 2`), so the ninth refusal is the first it names.
  */
-export const QUOTA_RETRIERS = new Map([['opencode', 2], ['copilot', 2], ['continue', 3], ['cline', 2], ['qwen', 2]]);
+export const QUOTA_RETRIERS = new Map([['opencode', 2], ['copilot', 2], ['continue', 9], ['cline', 2], ['qwen', 2]]);
 
 const usedUpQuota = refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle'));
 

@@ -67,8 +67,8 @@ describe('failure scenarios', () => {
     expect(script.map((s) => ('failure' in s ? `${String(s.failure)}${s.retryable ? ' retried' : ''}` : s.text ? 'answer' : '?'))).toEqual(['usage-limit retried', 'usage-limit retried', 'answer']);
   });
 
-  it('refuses Continue three times, as it draws its retries only from the third try on', () => {
-    expect(steps('continue').filter((s) => s.failure === 'usage-limit' && s.retryable)).toHaveLength(3);
+  it('refuses Continue nine times, as it names its retries only from the ninth request on', () => {
+    expect(steps('continue').filter((s) => s.failure === 'usage-limit' && s.retryable)).toHaveLength(9);
   });
 
   it('refuses every request to a CLI that ends its turn on a used-up quota', () => {
