@@ -114,9 +114,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // It retries 429s and 503s under its plain "( 3s • esc to interrupt )" row: no cause to read.
   ['continue/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
-  // A used-up quota it retries nine times, its first tries under the plain live row; the lab's quota
-  // comes back after two refusals.
-  ['continue/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
+  // A used-up quota it retries: from its client's ninth request on it draws "Retrying request (1/9).
+  // Error: 429 You exceeded your current quota, …" above the prompt; the lab's quota then comes back.
+  ['continue/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'done']],
   // It gives up on a dropped connection after three tries: "Error: Connection error.".
   ['continue/habitat-tmux/fail-network-80x24', ['working', 'done network']],
   ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
