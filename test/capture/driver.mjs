@@ -42,6 +42,14 @@ const TURN_CONTINUE_MS = 1500;
  * for the turn's end.
  */
 const ERROR_RETRY_WAIT_MS = 8000;
+/**
+ * A turn_end with `mayGiveUp` (the fail-* scenarios that answer after retried errors) also ends
+ * on a retried error the CLI did not retry: no main request for GIVE_UP_MS and its screen still
+ * for GIVE_UP_QUIET_MS (a CLI still retrying animates a spinner or a clock). Grok CLI 0.0.34 and
+ * Continue 1.5.47 give up after three connection resets and draw their error.
+ */
+const GIVE_UP_MS = 15_000;
+const GIVE_UP_QUIET_MS = 2000;
 /** How long after the final stream's end the agent's own idle event may come (agentTurnEnd). */
 const AGENT_IDLE_CAP_MS = 30_000;
 /** After a deny, a main request this soon means the CLI told the model and continues. */
@@ -404,6 +412,18 @@ export async function runScenario(opts) {
   const isMainRequest = (e) => e.type === 'request' && e.kind === 'main' && e.thread !== 'sub';
   const isTurnEnd = (e) => e.type === 'stream_end' && !e.tool && !e.retryable && e.thread !== 'sub';
   const isToolCall = (e) => e.type === 'tool_call_sent' && e.thread !== 'sub';
+  const isTurnEndOrRetried = (e) => e.type === 'stream_end' && !e.tool && e.thread !== 'sub';
+  /** After a retried error: the CLI's next main request, or undefined once it gave up (GIVE_UP_MS). */
+  const waitRetryOrGiveUp = async (capMs) => {
+    const t0 = nowMs();
+    for (;;) {
+      const more = await waitEvent(isMainRequest, 500, { advance: false });
+      if (more) return more;
+      const now = nowMs();
+      if (now - t0 >= GIVE_UP_MS && now - (outputTimes.at(-1) ?? t0) >= GIVE_UP_QUIET_MS) return undefined;
+      if (now - t0 > capMs) throw new Error('turn did not end');
+    }
+  };
 
   let currentCols = cols;
   let currentRows = rows;
@@ -591,11 +611,15 @@ export async function runScenario(opts) {
             }
           }
           for (;;) {
-            // A retried API error (overloaded, rate-limited) does not end the turn.
-            const end = await waitEvent(isTurnEnd, action.capMs ?? WAIT_CAP_MS);
+            // A retried API error (overloaded, rate-limited) does not end the turn, unless the CLI
+            // gives up on it (`mayGiveUp`).
+            const end = await waitEvent(action.mayGiveUp ? isTurnEndOrRetried : isTurnEnd, action.capMs ?? WAIT_CAP_MS);
             if (!end) throw new Error('turn did not end');
-            const more = await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
+            const more = end.retryable
+              ? await waitRetryOrGiveUp(action.capMs ?? WAIT_CAP_MS)
+              : await waitEvent(isMainRequest, end.error ? ERROR_RETRY_WAIT_MS : TURN_CONTINUE_MS, { advance: false });
             if (more) continue;
+            if (end.retryable) devent('gave-up', `no request ${GIVE_UP_MS} ms after retried error ${end.error}, screen still`);
             if (agentEvents) {
               // The agent's own word that the turn is over: OpenCode may still be working on a
               // long answer for seconds after the stream ended, which the mock cannot see.
@@ -605,7 +629,7 @@ export async function runScenario(opts) {
               mark('idle', idle.t, { settle: 'quiet', why: `agent idle (${idle.type})` });
               break;
             }
-            mark(action.state ?? 'idle', end.t, { settle: 'quiet', why: end.error ? `final error ${end.error}` : 'final stream ended' });
+            mark(action.state ?? 'idle', end.t, { settle: 'quiet', why: end.retryable ? `gave up after ${end.error}` : end.error ? `final error ${end.error}` : 'final stream ended' });
             break;
           }
           await waitQuiet(800, 5000);

@@ -3,12 +3,16 @@
 // do (docs/capture.md, "Failure scenarios"):
 //
 //   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
-//                     Gemini asks "Keep trying / Stop": blocked
+//                     Gemini asks "Keep trying / Stop": blocked. A CLI that retries a used-up
+//                     quota on its own (QUOTA_RETRIERS): two refusals (Continue nine), then the quota is back
+//                     and an answer                                              -> working throughout, idle
 //   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
 //   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
-//   fail-network      three connection resets, then an answer                    -> working throughout, idle
-//   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done)
+//   fail-network      three connection resets, then an answer                    -> working throughout, idle;
+//                     a CLI that gives up after three tries: working, idle (done) at the last reset
+//   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done);
+//                     OpenCode: a refused parameter, not a context too long
 
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -18,10 +22,10 @@ const PROMPTS = ['what does app.js do?', 'describe app.js', 'summarize the notes
  * A turn the mock refuses on every request (`sticky`): it ends on the refusal, in `state` (a
  * function of the agent where CLIs differ).
  */
-function refusedTurn(failure, stateOf) {
+function refusedTurn(failure, stateOf, failureOptionsOf = () => undefined) {
   return {
     vary: (rng, agent) => ({
-      script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true }],
+      script: [{ think: 400 + Math.floor(rng() * 400), failure, sticky: true, failureOptions: failureOptionsOf(agent) }],
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, PROMPTS) },
@@ -32,7 +36,10 @@ function refusedTurn(failure, stateOf) {
   };
 }
 
-/** A turn the mock refuses `times` times, retried by the CLI on its own, then answers. */
+/**
+ * A turn the mock refuses `times` times, retried by the CLI on its own, then answers. A CLI that
+ * gives up on the last refusal instead ends the turn there (the driver's `mayGiveUp`).
+ */
 function retriedTurn(failure, times) {
   return {
     vary: (rng) => ({
@@ -43,22 +50,41 @@ function retriedTurn(failure, times) {
       actions: [
         { do: 'idle', ms: 1000 },
         { do: 'prompt', text: pick(rng, PROMPTS) },
-        { do: 'turn_end', capMs: 120_000 },
+        { do: 'turn_end', capMs: 120_000, mayGiveUp: true },
         { do: 'idle', ms: 3000 },
       ],
     }),
   };
 }
 
+/**
+ * The CLIs that retry chat's `insufficient_quota` on their own with growing waits for as long as
+ * they are left (OpenCode 1.18.33, Copilot 1.0.102, Cline 3.0.65, Qwen Code 0.24.4: more than 80 s;
+ * Continue 1.5.47 ten times), and how many refusals each gets before the quota comes back. Refused
+ * on every request they would keep working past any wait the driver could choose, so their labels
+ * would say done while they still work; this way the recording is the retry, with its cause where
+ * the CLI draws one, then the answer. Two, but Continue nine: its OpenAI client tries each request
+ * three times, and Continue draws its own retries ("Retrying request (1/9). Error: 429 …") only
+ * from its third on (`hiddenRetries: 2`), so the ninth refusal is the first it names.
+ */
+export const QUOTA_RETRIERS = new Map([['opencode', 2], ['copilot', 2], ['continue', 9], ['cline', 2], ['qwen', 2]]);
+
+const usedUpQuota = refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle'));
+
 export const FAILURE_SCENARIOS = {
   // Gemini CLI 0.61.0 answers a used-up quota with a dialog ("Usage limit reached for all Pro
   // models … ● 1. Keep trying  2. Stop"): the person must choose, so it ends blocked.
-  // Qwen Code 0.24.4 retries chat's insufficient_quota for more than 80 s under its spinner, longer
-  // than the driver's 8 s retry wait: its recording would be labelled done while it still works.
-  'fail-usage-limit': refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle')),
+  'fail-usage-limit': {
+    vary: (rng, agent) => {
+      const refusals = QUOTA_RETRIERS.get(agent);
+      return (refusals ? retriedTurn('usage-limit', refusals) : usedUpQuota).vary(rng, agent);
+    },
+  },
   'fail-rate-limited': retriedTurn('rate-limited', 2),
   'fail-overloaded': retriedTurn('overloaded', 2),
   'fail-auth': refusedTurn('auth', 'blocked'),
   'fail-network': retriedTurn('network', 3),
-  'fail-api-error': refusedTurn('api-error', 'idle'),
+  // OpenCode 1.18.33 compacts and re-sends on a 400 `context_length_exceeded` for as long as it is
+  // left: it is refused a parameter instead, a 400 it does not retry (failures.mjs).
+  'fail-api-error': refusedTurn('api-error', 'idle', (agent) => (agent === 'opencode' ? { apiError: 'bad-parameter' } : undefined)),
 };

@@ -16,6 +16,9 @@
 //   api-error     a non-retryable 400 `invalid_request_error` (Gemini INVALID_ARGUMENT)
 //
 // `resetInMs` (usage-limit) says when the quota resets, from the time the answer is sent.
+// `apiError: 'bad-parameter'` makes chat's api-error a 400 that is not about the context's length
+// (`unsupported_parameter`): OpenCode 1.18.33 reads `context_length_exceeded` as a context to
+// compact and re-sends the prompt, about once a second, for as long as it is left.
 
 export const FAILURES = ['usage-limit', 'rate-limited', 'overloaded', 'auth', 'network', 'api-error'];
 
@@ -25,7 +28,7 @@ const DEFAULT_RESET_MS = 2 * 3600_000 + 17 * 60_000;
  * The HTTP answer for `failure` in dialect `api` ('anthropic', 'responses', 'chat', 'gemini'):
  * `{ status, headers, body }`, or `{ drop: true }` for no answer (network). `nowMs` is wall time.
  */
-export function failureAnswer(api, failure, { nowMs = Date.now(), resetInMs = DEFAULT_RESET_MS, retryAfterS = 2 } = {}) {
+export function failureAnswer(api, failure, { nowMs = Date.now(), resetInMs = DEFAULT_RESET_MS, retryAfterS = 2, apiError = 'context-length' } = {}) {
   const resetS = Math.round((nowMs + resetInMs) / 1000);
   const json = { 'content-type': 'application/json' };
   switch (failure) {
@@ -103,6 +106,7 @@ export function failureAnswer(api, failure, { nowMs = Date.now(), resetInMs = DE
     case 'api-error':
       if (api === 'anthropic') return { status: 400, headers: { ...json, 'x-should-retry': 'false' }, body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.1.content: the conversation is too long for this model' } } };
       if (api === 'gemini') return { status: 400, headers: json, body: { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } } };
+      if (apiError === 'bad-parameter') return { status: 400, headers: json, body: { error: { message: 'Unsupported parameter: \'max_tokens\' is not supported with this model. Use \'max_completion_tokens\' instead.', type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } } };
       return { status: 400, headers: json, body: { error: { message: 'Invalid request: the conversation is too long for this model.', type: 'invalid_request_error', code: 'context_length_exceeded' } } };
     default:
       throw new Error(`unknown failure ${failure} (known: ${FAILURES.join(', ')})`);

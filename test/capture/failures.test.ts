@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAILURES, failureAnswer } from './failures.mjs';
 import { startMock } from './mock.mjs';
+import { SCENARIOS } from './scenarios.mjs';
 
 const NOW = Date.UTC(2026, 11, 7, 21, 30);
 
@@ -26,6 +27,12 @@ describe('failure answers', () => {
     expect(failureAnswer(api, 'rate-limited', { nowMs: NOW }).headers?.['retry-after']).toBe('2');
   });
 
+  it('a chat api-error can be a refused parameter rather than a context too long (OpenCode compacts on that one)', () => {
+    expect(failureAnswer('chat', 'api-error', { nowMs: NOW }).body.error.code).toBe('context_length_exceeded');
+    const refused = failureAnswer('chat', 'api-error', { nowMs: NOW, apiError: 'bad-parameter' });
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'unsupported_parameter', expect.not.stringMatching(/context|too long/i)]);
+  });
+
   it('the mock serves a failure step and resets the connection for network', async () => {
     const mock = await startMock();
     try {
@@ -43,5 +50,39 @@ describe('failure answers', () => {
     } finally {
       await mock.close();
     }
+  });
+});
+
+describe('failure scenarios', () => {
+  const rng = () => 0.5;
+  const vary = (name: string, agent: string) => {
+    const scenario = SCENARIOS[name];
+    if (!scenario) throw new Error(`no scenario ${name}`);
+    return scenario.vary(rng, agent);
+  };
+  const steps = (agent: string) => vary('fail-usage-limit', agent).script;
+
+  it('gives back the quota after two refusals to a CLI that retries it for as long as it is left', () => {
+    const script = steps('opencode');
+    expect(script.map((s) => ('failure' in s ? `${String(s.failure)}${s.retryable ? ' retried' : ''}` : s.text ? 'answer' : '?'))).toEqual(['usage-limit retried', 'usage-limit retried', 'answer']);
+  });
+
+  it('refuses Continue nine times, as it names its retries only from the ninth request on', () => {
+    expect(steps('continue').filter((s) => s.failure === 'usage-limit' && s.retryable)).toHaveLength(9);
+  });
+
+  it('refuses every request to a CLI that ends its turn on a used-up quota', () => {
+    for (const agent of ['claude', 'codex', 'grok']) expect(steps(agent)).toEqual([expect.objectContaining({ failure: 'usage-limit', sticky: true })]);
+  });
+
+  it('refuses OpenCode a parameter in fail-api-error, and every other CLI a context too long', () => {
+    expect(vary('fail-api-error', 'opencode').script[0]).toMatchObject({ failure: 'api-error', sticky: true, failureOptions: { apiError: 'bad-parameter' } });
+    expect(vary('fail-api-error', 'qwen').script[0]?.failureOptions).toBeUndefined();
+  });
+
+  it('lets a retried turn end on the CLI giving up (Grok and Continue after three resets), and a refused one not', () => {
+    const turnEnd = (name: string, agent: string) => vary(name, agent).actions.find((a) => a.do === 'turn_end');
+    expect(turnEnd('fail-network', 'grok')).toMatchObject({ mayGiveUp: true });
+    expect(turnEnd('fail-auth', 'grok')?.mayGiveUp).toBeUndefined();
   });
 });

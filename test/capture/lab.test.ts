@@ -194,6 +194,20 @@ describe('capture lab mock encoders', () => {
     }
   });
 
+  it('answers Qwen Code\'s memory extraction after a turn as a side request, leaving the script alone', async () => {
+    const mock = await startMock();
+    try {
+      mock.setScript([{ chunkMs: 0, text: 'answer' }]);
+      const tools = [{ type: 'function', function: { name: 'run_shell_command' } }];
+      const post = (system: string) => fetch(`${mock.baseUrl}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, tools, messages: [{ role: 'system', content: system }, { role: 'user', content: [{ type: 'text', text: 'what does app.js do?' }] }] }) }).then((r) => r.text());
+      await post('You are now acting as the managed memory extraction subagent for an AI coding assistant.');
+      expect(await post('You are Qwen Code, an interactive CLI agent')).toContain('"content":"answer"');
+      expect(mock.events.filter((e) => e.type === 'request').map((e) => e.kind)).toEqual(['side', 'main']);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it('gives droid\'s Execute call the risk classification droid requires', () => {
     const { events } = chatEvents({ tool: { command: 'rm notes.txt' } }, { toolName: 'Execute' });
     const call = events.flatMap((e) => (e[1] as { choices?: { delta: { tool_calls?: { function: { name: string; arguments: string } }[] } }[] }).choices ?? []).flatMap((c) => c.delta.tool_calls ?? [])[0];

@@ -48,6 +48,19 @@ function chunksOf(text, n) {
   return out;
 }
 
+const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => c.text ?? '').join('') : '');
+
+/**
+ * Whether a chat request that carries tools is a CLI's own background task rather than its turn,
+ * and which: Qwen Code 0.24.4 runs its managed auto-memory extractor, a forked agent with the
+ * turn's history and tools, after the turn is over (its Stop hook has fired, its screen is idle).
+ */
+export function backgroundChatTask(messages = []) {
+  const system = textOf(messages.find((m) => m.role === 'system')?.content);
+  if (system.includes('managed memory extraction subagent')) return 'memory-extraction';
+  return undefined;
+}
+
 // ---------------------------------------------------------------- SSE encoders (pure)
 
 /** Anthropic Messages events for one step, as [eventName, dataObject] pairs. */
@@ -367,8 +380,9 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
       // ------------------------------------------------ OpenAI chat completions
       if (req.method === 'POST' && path.endsWith('/chat/completions')) {
         const tools = body.tools ?? [];
-        const isMain = tools.length > 0;
-        emit({ type: 'request', api: 'chat', kind: isMain ? 'main' : 'side', detail: `model=${body.model} stream=${body.stream}` });
+        const background = backgroundChatTask(body.messages);
+        const isMain = tools.length > 0 && !background;
+        emit({ type: 'request', api: 'chat', kind: isMain ? 'main' : 'side', detail: `model=${body.model} stream=${body.stream}${background ? ` ${background}` : ''}` });
         if (!isMain) {
           if (body.stream === false || body.stream === undefined) {
             return sendJson(res, { id: `c${counter}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'Capture lab session' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
@@ -381,6 +395,8 @@ export async function startMock({ log = () => {}, port = 0 } = {}) {
         // The declared tools of the first main request, by name, in run.log (as for Responses).
         if (!loggedChatTools) { loggedChatTools = true; log(`[mock] chat tools ${tools.map((t) => t.function?.name).join(',')}`); }
         const { step, stepNo } = nextStep('chat');
+        // What an unscripted request asked, in run.log: a CLI's background task looks like a turn.
+        if (stepNo < 0) log(`[mock] unscripted chat: system ${JSON.stringify(textOf(body.messages?.find((m) => m.role === 'system')?.content).slice(0, 100))} last ${JSON.stringify(textOf(body.messages?.at(-1)?.content).slice(0, 100))}`);
         if (step.error || step.failure) return await sendError(res, 'chat', step, stepNo);
         // Continue CLI's and Letta Code's shell tool is `Bash`, Cline's `run_commands`, Factory's
         // droid `Execute` (with the risk it asks the model for: SHELL_EXTRAS).

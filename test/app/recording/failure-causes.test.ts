@@ -64,18 +64,30 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // Qwen Code: "✕ [API Error: 401 Incorrect API key provided: …] (Press Ctrl+Y to retry)".
   ['qwen/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['qwen/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // A used-up quota and an overloaded server it retries under its plain spinner ("Shuffling
+  // punchlines... (2s · esc to cancel)"): no cause to read. The lab's quota comes back after two refusals.
+  ['qwen/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
+  ['qwen/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   // OpenCode replaces "esc interrupt" with the API's message and "[retrying in 2s attempt #2]" while
   // it retries (without the retry rules that row read done); a 401 it does not retry.
   ['opencode/habitat-tmux/fail-rate-limited-80x24', ['working', 'working rate-limited', 'working', 'working rate-limited', 'working', 'done']],
   ['opencode/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'working overloaded', 'working', 'done']],
   ['opencode/habitat-tmux/fail-network-80x24', ['working', 'working network', 'working', 'working network', 'working', 'working network', 'working', 'done']],
   ['opencode/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
+  // A 400 it does not retry (an unsupported parameter): the error as a barred block under the
+  // prompt's, its toast over the gap between them for the first 5 s.
+  ['opencode/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // A used-up quota it retries for as long as it is left ("You exceeded your current quota, …
+  // retrying in 2s attempt #2]"); the lab's quota comes back after two refusals.
+  ['opencode/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'working', 'working usage-limit', 'working', 'done']],
   // Copilot CLI retries 429s, 503s and resets under its plain "◉ Working" row (its transcript says
   // only "Request failed due to a transient API error. Retrying..."); it ends a turn on a 401 with
   // "✗ Authentication failed with provider … (HTTP 401)", on a 400 with "✗ 400 Invalid request: …".
   ['copilot/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  // A used-up quota it retries silently as long as it is left; the lab's quota comes back after two refusals.
+  ['copilot/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
   ['copilot/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['copilot/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // pi retries 429s and 503s under its plain "⠋ Working..." loader; a dropped connection shows
@@ -94,6 +106,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['grok/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['grok/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['grok/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
+  // It gives up on a dropped connection after three tries: "⏺ Sorry, I encountered an error: Grok
+  // API error: Connection error.".
+  ['grok/habitat-tmux/fail-network-80x24', ['working', 'done network']],
   ['grok/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['grok/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Continue CLI ends a turn on a 401 or a 400 with "Error: 401 …" / "Error: 400 …" right above
@@ -101,6 +116,11 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   // It retries 429s and 503s under its plain "( 3s • esc to interrupt )" row: no cause to read.
   ['continue/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['continue/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
+  // A used-up quota it retries: from its client's ninth request on it draws "Retrying request (1/9).
+  // Error: 429 You exceeded your current quota, …" above the prompt; the lab's quota then comes back.
+  ['continue/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'done']],
+  // It gives up on a dropped connection after three tries: "Error: Connection error.".
+  ['continue/habitat-tmux/fail-network-80x24', ['working', 'done network']],
   ['continue/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['continue/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // Cline ends a turn on a 401 with "* Error: Incorrect API key provided: …" and on a 400 with
@@ -109,6 +129,7 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['cline/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  ['cline/habitat-tmux/fail-usage-limit-80x24', ['working', 'done']],
   ['cline/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['cline/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
   // droid ends a turn on a 401 or a 400 with "●  BYOK Error: 401 …" and its troubleshooting rows.
