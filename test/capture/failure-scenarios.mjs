@@ -5,7 +5,8 @@
 //   fail-usage-limit  every request: the quota is used up until a reset time     -> working, idle (done);
 //                     Gemini asks "Keep trying / Stop": blocked. A CLI that retries a used-up
 //                     quota on its own (QUOTA_RETRIERS): two refusals (Continue nine), then the quota is back
-//                     and an answer                                              -> working throughout, idle
+//                     and an answer                                              -> working throughout, idle;
+//                     droid: four, all its tries                                 -> working, idle (done)
 //   fail-rate-limited two 429s with retry-after 2 s, then an answer              -> working throughout, idle
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
 //   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
@@ -59,15 +60,22 @@ function retriedTurn(failure, times) {
 
 /**
  * The CLIs that retry chat's `insufficient_quota` on their own with growing waits for as long as
- * they are left (OpenCode 1.18.33, Copilot 1.0.102, Cline 3.0.65, Qwen Code 0.24.4: more than 80 s;
- * Continue 1.5.47 ten times), and how many refusals each gets before the quota comes back. Refused
- * on every request they would keep working past any wait the driver could choose, so their labels
- * would say done while they still work; this way the recording is the retry, with its cause where
- * the CLI draws one, then the answer. Two, but Continue nine: its OpenAI client tries each request
- * three times, and Continue draws its own retries ("Retrying request (1/9). Error: 429 …") only
- * from its third on (`hiddenRetries: 2`), so the ninth refusal is the first it names.
+ * they are left (OpenCode 1.18.33, Copilot 1.0.102, Cline 3.0.65, Qwen Code 0.24.4: more than
+ * 80 s; Kilo Code 7.7.7 about a minute, five retries; Continue 1.5.47 ten times), and how many
+ * refusals each gets before the quota comes back. Refused on every request they would keep
+ * working past any wait the driver could choose, so their labels would say done while they still
+ * work; this way the recording is the retry, with its cause where the CLI draws one, then the
+ * answer. Two, but Continue nine: its OpenAI client tries each request three times, and Continue
+ * draws its own retries ("Retrying request (1/9). Error: 429 …") only from its third on
+ * (`hiddenRetries: 2`), so the ninth refusal is the first it names.
+ *
+ * droid 0.215.0 gets four, all of its tries: it sends the prompt four times (5, 5 and 9 s apart),
+ * drawing no cause, then gives up and names it ("BYOK Error: 429 You exceeded your current
+ * quota"). A refused turn waits 8 s for a retry (the driver's ERROR_RETRY_WAIT_MS) and took its
+ * 9 s wait for the turn's end; a retried one waits until no request came for 15 s with the
+ * screen still, so its labels end where droid gives up.
  */
-export const QUOTA_RETRIERS = new Map([['opencode', 2], ['copilot', 2], ['continue', 9], ['cline', 2], ['qwen', 2]]);
+export const QUOTA_RETRIERS = new Map([['opencode', 2], ['kilo', 2], ['copilot', 2], ['continue', 9], ['cline', 2], ['qwen', 2], ['droid', 4]]);
 
 const usedUpQuota = refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle'));
 
