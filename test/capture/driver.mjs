@@ -527,8 +527,14 @@ export async function runScenario(opts) {
         }
         case 'interrupt': {
           // The user stops the answer while it streams: the prompt comes back, idle (not done).
-          await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS, { advance: false });
-          await sleep(action.afterFirstByteMs ?? 1500);
+          // `afterMs`: stopped that long after the prompt, with or without an answer (Kilo
+          // waiting for its network, failure-scenarios.mjs).
+          if (action.afterMs === undefined) {
+            await waitEvent((e) => e.type === 'first_byte', WAIT_CAP_MS, { advance: false });
+            await sleep(action.afterFirstByteMs ?? 1500);
+          } else {
+            await sleep(action.afterMs);
+          }
           // keys.interrupt: one key, or several pressed in a row (OpenCode: Esc twice).
           const keys = [].concat(profile.keys.interrupt ?? '\x1b');
           for (const k of keys.slice(0, -1)) { write(k, 'interrupt'); await sleep(250); }

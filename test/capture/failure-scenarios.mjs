@@ -11,7 +11,8 @@
 //   fail-overloaded   two overloaded answers, then an answer                     -> working throughout, idle
 //   fail-auth         every request: 401, the key or login is not valid          -> working, blocked (a login)
 //   fail-network      three connection resets, then an answer                    -> working throughout, idle;
-//                     a CLI that gives up after three tries: working, idle (done) at the last reset
+//                     a CLI that gives up after three tries: working, idle (done) at the last reset;
+//                     Kilo waits for its network until the person stops it       -> working, idle
 //   fail-api-error    every request: a 400 that no retry fixes                   -> working, idle (done);
 //                     OpenCode: a refused parameter, not a context too long
 
@@ -77,6 +78,26 @@ function retriedTurn(failure, times) {
  */
 export const QUOTA_RETRIERS = new Map([['opencode', 2], ['kilo', 2], ['copilot', 2], ['continue', 9], ['cline', 2], ['qwen', 2], ['droid', 4]]);
 
+/**
+ * Kilo Code 7.7.7 takes a reset connection for the machine being offline (its session.network):
+ * it sends no other request, logs "Connection reset by server waiting for network", and probes
+ * https://kilo.ai, https://example.com and https://cloudflare.com every 3 s, going on 10 s after
+ * one answers. The lab's network has only loopback, so none ever does, and it draws nothing but
+ * its plain "esc interrupt" row (its "Waiting for network... Press Esc to stop this turn." panel
+ * never showed). It waits, working, until the person stops the turn (Esc twice), 30 s on.
+ */
+const waitsForNetwork = {
+  vary: (rng) => ({
+    script: [{ think: 300, failure: 'network', sticky: true }],
+    actions: [
+      { do: 'idle', ms: 1000 },
+      { do: 'prompt', text: pick(rng, PROMPTS) },
+      { do: 'interrupt', afterMs: 30_000 },
+      { do: 'idle', ms: 3000 },
+    ],
+  }),
+};
+
 const usedUpQuota = refusedTurn('usage-limit', (agent) => (agent === 'gemini' ? 'blocked' : 'idle'));
 
 export const FAILURE_SCENARIOS = {
@@ -91,7 +112,9 @@ export const FAILURE_SCENARIOS = {
   'fail-rate-limited': retriedTurn('rate-limited', 2),
   'fail-overloaded': retriedTurn('overloaded', 2),
   'fail-auth': refusedTurn('auth', 'blocked'),
-  'fail-network': retriedTurn('network', 3),
+  'fail-network': {
+    vary: (rng, agent) => (agent === 'kilo' ? waitsForNetwork : retriedTurn('network', 3)).vary(rng, agent),
+  },
   // OpenCode 1.18.33 compacts and re-sends on a 400 `context_length_exceeded` for as long as it is
   // left: it is refused a parameter instead, a 400 it does not retry (failures.mjs).
   'fail-api-error': refusedTurn('api-error', 'idle', (agent) => (agent === 'opencode' ? { apiError: 'bad-parameter' } : undefined)),

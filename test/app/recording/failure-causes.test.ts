@@ -158,6 +158,10 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['kilo/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'done']],
   ['kilo/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['kilo/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // A reset connection: Kilo waits for its network (it probes the internet, which the lab's
+  // loopback-only network never reaches) under its plain "esc interrupt" row, until the person
+  // stops the turn: no cause drawn, so none published.
+  ['kilo/habitat-tmux/fail-network-80x24', ['working', 'idle']],
   // A used-up quota it retries ("…exceeded your current quota, …" over "in 3s attempt #2]"), given
   // back by the lab after two refusals.
   ['kilo/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'working', 'working usage-limit', 'working', 'done']],
@@ -190,8 +194,11 @@ describe('failure causes on the recordings', () => {
     const file = `recordings/${name}.cast`;
     expect(existsSync(join(ROOT, file))).toBe(true);
     const pairs = await causes(file);
-    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause).
-    const end = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
+    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause);
+    // a turn the person stopped ends on the idle after its first working.
+    const ended = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
+    const firstWorking = pairs.findIndex((p) => p.startsWith('working'));
+    const end = ended !== -1 ? ended : pairs.findIndex((p, i) => i > firstWorking && p.startsWith('idle'));
     const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
     expect(pairs.slice(start, end + 1)).toEqual(expected);
   });
