@@ -16,7 +16,8 @@
 //   { do: 'idle', ms }             do nothing (idle)
 //   { do: 'startup' }              answer the first-run dialogs (agents.mjs `startup`)
 //   { do: 'auto_tool' }            wait for a tool call the CLI runs without asking (working)
-//   { do: 'interrupt', afterFirstByteMs }  press the interrupt key mid-answer (-> idle)
+//   { do: 'interrupt', afterFirstByteMs }  press the interrupt key mid-answer (-> idle);
+//                                  `afterMs` instead: that long after the prompt, answer or not
 //   { do: 'keys', keys }           keys typed at an idle prompt (menus): no transition
 //   approve/deny with `keys`       answer a dialog that takes several keys (the last one answers)
 //   prompt with `whileStreaming`   a second prompt typed while the answer streams (queued)

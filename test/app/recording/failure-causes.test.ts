@@ -139,6 +139,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['droid/habitat-tmux/fail-rate-limited-80x24', ['working', 'done']],
   ['droid/habitat-tmux/fail-overloaded-80x24', ['working', 'done']],
   ['droid/habitat-tmux/fail-network-80x24', ['working', 'done']],
+  // A used-up quota: four tries under that row, then "●  BYOK Error: 429 You exceeded your current
+  // quota, …" right above its autonomy row.
+  ['droid/habitat-tmux/fail-usage-limit-80x24', ['working', 'done usage-limit']],
   // Letta Code writes each try as "• Provider stream error, retrying (attempt 1/3, in 1s): 429: …"
   // right over its live row; a quota, a 401 and a 400 end the turn with the backend's error as JSON
   // ("detail": "401: …") over "⚠ Something went wrong? Use /feedback to report issues.".
@@ -155,6 +158,13 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
   ['kilo/habitat-tmux/fail-overloaded-80x24', ['working', 'working overloaded', 'working', 'done']],
   ['kilo/habitat-tmux/fail-auth-80x24', ['working', 'blocked auth']],
   ['kilo/habitat-tmux/fail-api-error-80x24', ['working', 'done api-error']],
+  // A reset connection: Kilo waits for its network (it probes the internet, which the lab's
+  // loopback-only network never reaches) under its plain "esc interrupt" row, until the person
+  // stops the turn: no cause drawn, so none published.
+  ['kilo/habitat-tmux/fail-network-80x24', ['working', 'idle']],
+  // A used-up quota it retries ("…exceeded your current quota, …" over "in 3s attempt #2]"), given
+  // back by the lab after two refusals.
+  ['kilo/habitat-tmux/fail-usage-limit-80x24', ['working', 'working usage-limit', 'working', 'working usage-limit', 'working', 'done']],
   // Oh My Pi retries 429s, 503s, resets and a used-up quota under its plain "⎋ Working…" row; it
   // ends a turn on a 401 or a 400 with a "✘ 401 …" banner ("Dismissed when you send your next
   // message."), on the quota with "Error: Retry failed after 1 attempts: … 429 You exceeded …".
@@ -167,8 +177,9 @@ const CASES: readonly (readonly [string, readonly string[]])[] = [
 ];
 
 /**
- * Screens of recordings that are not kept (the CLI retried past the capture driver's retry wait,
- * so their labels cannot be trusted; docs/errors.md), cut where the turn had really ended.
+ * Screens of earlier runs that were not kept (the CLI retried past the capture driver's retry
+ * wait, so their labels could not be trusted; docs/errors.md), cut where the turn had really
+ * ended; the recordings above that replaced them reach the same screens.
  */
 const SCREENS: readonly (readonly [string, string, string])[] = [
   // "●  BYOK Error: 429 You exceeded your current quota, …" after about 23 s of retries.
@@ -183,8 +194,11 @@ describe('failure causes on the recordings', () => {
     const file = `recordings/${name}.cast`;
     expect(existsSync(join(ROOT, file))).toBe(true);
     const pairs = await causes(file);
-    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause).
-    const end = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
+    // The prompt's turn: from the last working before the first done or blocked, to it (the start-up and the exit are no cause);
+    // a turn the person stopped ends on the idle after its first working.
+    const ended = pairs.findIndex((p) => p.startsWith('done') || p.startsWith('blocked'));
+    const firstWorking = pairs.findIndex((p) => p.startsWith('working'));
+    const end = ended !== -1 ? ended : pairs.findIndex((p, i) => i > firstWorking && p.startsWith('idle'));
     const start = pairs.slice(0, end).findLastIndex((p) => !p.startsWith('working')) + 1;
     expect(pairs.slice(start, end + 1)).toEqual(expected);
   });
