@@ -61,6 +61,7 @@ export class StringPayloadLimiter {
   }
 
   private limitBytes(bytes: Uint8Array): Uint8Array {
+    if (this.passesWhole(bytes)) return bytes;
     const next = new Int32Array(STRING_SPECIAL_BYTES.length).fill(-2);
     const nextSpecial = (from: number): number => {
       let best = bytes.length;
@@ -173,6 +174,22 @@ export class StringPayloadLimiter {
     if (dropped === 0) return bytes;
     if (keptFrom < bytes.length) kept.push(bytes.subarray(keptFrom));
     return Buffer.concat(kept);
+  }
+
+  /**
+   * The common case, decided without the scan below: in ground state a chunk holding no string
+   * opener passes whole, and only its last byte (an ESC or a C2 that may open a string in the
+   * next chunk) moves the state. A spinner's hand-over is such a chunk; the scan's set-up (its
+   * tables and closures) cost more than its search there.
+   */
+  private passesWhole(bytes: Uint8Array): boolean {
+    if (this.state !== 'ground' || this.isAfterC2 || bytes.length === 0) return false;
+    const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (const opener of STRING_OPENERS) if (haystack.includes(opener)) return false;
+    const last = bytes[bytes.length - 1];
+    if (last === ESC) this.state = 'escape';
+    else if (last === 0xc2) this.isAfterC2 = true;
+    return true;
   }
 
   private limitText(text: string): string {
