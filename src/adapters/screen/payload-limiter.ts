@@ -184,8 +184,10 @@ export class StringPayloadLimiter {
    */
   private passesWhole(bytes: Uint8Array): boolean {
     if (this.state !== 'ground' || this.isAfterC2 || bytes.length === 0) return false;
-    const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (const opener of STRING_OPENERS) if (haystack.includes(opener)) return false;
+    // TypedArray#indexOf, not Buffer#includes of the two-byte openers: this runs a few times a
+    // second, never hot enough for V8 to optimise it, and Buffer's search is JavaScript around
+    // the native one while TypedArray's is a builtin.
+    if (hasOpener(bytes, ESC, 0x5d, 0x50) || hasOpener(bytes, 0xc2, OSC_C1, DCS_C1)) return false;
     const last = bytes[bytes.length - 1];
     if (last === ESC) this.state = 'escape';
     else if (last === 0xc2) this.isAfterC2 = true;
@@ -235,4 +237,13 @@ export class StringPayloadLimiter {
     if (keptFrom === 0) return text;
     return out + text.slice(keptFrom);
   }
+}
+
+/** Whether `lead` is followed by `first` or `second` somewhere in `bytes` (a last `lead` is not). */
+function hasOpener(bytes: Uint8Array, lead: number, first: number, second: number): boolean {
+  for (let at = bytes.indexOf(lead); at !== -1 && at + 1 < bytes.length; at = bytes.indexOf(lead, at + 1)) {
+    const next = bytes[at + 1];
+    if (next === first || next === second) return true;
+  }
+  return false;
 }
