@@ -119,6 +119,22 @@ export function createProcfsProbe(rootPid: number, options: ProcessProbeOptions 
     return stat;
   };
 
+  /**
+   * The thread ids of each multi-threaded process as the last sample listed them, and as this one
+   * does. Listing a task directory cost more than reading all its children files (~0.15 ms a
+   * second for a Node agent's 11 threads on a loaded machine). The last list is reused while it
+   * still holds: as many threads as the stat counts and every listed one still there means the
+   * very same threads (the kernel hands out thread ids cyclically, so none is reused between
+   * two samples); otherwise the directory is listed again.
+   */
+  let lastThreads = new Map<number, readonly string[]>();
+  let sampleThreads = new Map<number, readonly string[]>();
+  const childrenOfThreads = (pid: number, tids: readonly string[]): (number[] | undefined)[] =>
+    tids.map((tid) => {
+      const text = readIfPresent(`${procRoot}/${pid}/task/${tid}/children`);
+      return text === undefined ? undefined : parseChildrenList(text);
+    });
+
   /** Direct children of every thread of `pid` (a child belongs to the thread that forked it). */
   const readChildren = (pid: number): number[] => {
     const stat = walkedStat(pid);
@@ -130,6 +146,14 @@ export function createProcfsProbe(rootPid: number, options: ProcessProbeOptions 
     if (stat.numThreads === 1 && !isZombieState(stat.state)) {
       return parseChildrenList(readIfPresent(`${procRoot}/${pid}/task/${pid}/children`) ?? '');
     }
+    const known = lastThreads.get(pid);
+    if (known !== undefined && known.length === stat.numThreads) {
+      const lists = childrenOfThreads(pid, known);
+      if (lists.every((list) => list !== undefined)) {
+        sampleThreads.set(pid, known);
+        return lists.flat();
+      }
+    }
     let tids: string[];
     try {
       tids = readdirSync(`${procRoot}/${pid}/task`);
@@ -139,13 +163,17 @@ export function createProcfsProbe(rootPid: number, options: ProcessProbeOptions 
       if (code === 'ENOENT' || code === 'ESRCH') return [];
       throw error;
     }
-    return tids.flatMap((tid) => parseChildrenList(readIfPresent(`${procRoot}/${pid}/task/${tid}/children`) ?? ''));
+    sampleThreads.set(pid, tids);
+    return childrenOfThreads(pid, tids).flatMap((list) => list ?? []);
   };
 
   const sampleOnce = (nowMs: number): ProcessEvidence => {
     if (!Number.isInteger(rootPid) || rootPid <= 0) return { sampled: false, reason: `no process id (${rootPid})` };
     walked = new Map();
     hidden = new Set();
+    // Only the processes this sample walks are remembered for the next.
+    lastThreads = sampleThreads;
+    sampleThreads = new Map();
     const root = walkedStat(rootPid);
     if (root === undefined) {
       const missing = whyRootIsMissing(procRoot, rootPid, hidden.has(rootPid));
