@@ -30,6 +30,8 @@ export class MirrorTerminal {
   private cachedView: ScreenView | undefined;
   /** Which viewport rows changed since the last view, as xterm reports them (viewport-rows.ts). */
   private readonly changedRows: ChangedRows;
+  /** Makes xterm parse the next write inline (see write). */
+  private readonly announceInput: () => void;
 
   constructor(cols: number, rows: number, scrollback: number, arrivalMs: () => number) {
     // logLevel 'off': xterm reports every malformed sequence with console.error (a dump of its
@@ -52,6 +54,12 @@ export class MirrorTerminal {
       this.term,
     );
     this.changedRows = trackChangedRows(this.term, this.disposers);
+    // What `input('', true)` does for the inline path is set its write buffer's user-input flag;
+    // the rest (an onData event, two log calls) cost more than the parse of a spinner frame.
+    // The flag's setter is internal: without it, the public call.
+    const writeBuffer = (this.term as unknown as { _core?: { _writeBuffer?: { handleUserInput?: () => void } } })._core?._writeBuffer;
+    const handleUserInput = writeBuffer?.handleUserInput;
+    this.announceInput = typeof handleUserInput === 'function' ? () => handleUserInput.call(writeBuffer) : () => this.term.input('', true);
   }
 
   /**
@@ -61,7 +69,7 @@ export class MirrorTerminal {
    * that timer, so `isInline` announces (empty) input to get the inline path.
    */
   write(data: Chunk, isInline: boolean, onParsed: () => void): void {
-    if (isInline) this.term.input('', true);
+    if (isInline) this.announceInput();
     this.term.write(this.limiter.limit(data), () => {
       this.isDirty = true;
       onParsed();
