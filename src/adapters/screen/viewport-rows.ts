@@ -70,15 +70,16 @@ export function trackChangedRows(term: XtermTerminal, disposers: Disposable[]): 
     markAll,
     read(rowCount, previous, readRow) {
       const isAll = !isTracked || previous === undefined || previous.length !== rowCount;
-      const rows = new Array<string>(rowCount);
+      // Pushed, not preallocated: a packed array, as readers index it on every tick.
+      const rows: string[] = [];
       for (let y = 0; y < rowCount; y++) {
         const old = previous?.[y];
         if (!isAll && old !== undefined && (y < from || y > to)) {
-          rows[y] = old;
+          rows.push(old);
           continue;
         }
         const row = readRow(y);
-        rows[y] = row === old ? old : row;
+        rows.push(row === old ? old : row);
       }
       from = Number.POSITIVE_INFINITY;
       to = Number.NEGATIVE_INFINITY;
