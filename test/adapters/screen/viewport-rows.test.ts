@@ -124,7 +124,59 @@ describe('the viewport rows a view re-reads', () => {
       }
     }
   }, 120_000);
+
+  it('agrees with a full read after every write of 100 seeded streams of scrolls, inserts, erases and resets, with resizes', async () => {
+    for (let seed = 1; seed <= 100; seed++) {
+      let state = seed;
+      const int = (n: number): number => {
+        state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return state % n;
+      };
+      const { term, changed } = tracked(30, 12);
+      let previous: readonly string[] | undefined;
+      for (let step = 0; step < 60; step++) {
+        if (int(40) === 0) {
+          term.resize(20 + int(20), 6 + int(10));
+          changed.markAll();
+        } else {
+          let chunk = '';
+          for (let op = 1 + int(4); op > 0; op--) chunk += SCREEN_OPS[int(SCREEN_OPS.length)]?.(int) ?? '';
+          await write(term, chunk);
+        }
+        const rows = readRows(term, changed, previous).rows;
+        const expected = Array.from({ length: term.rows }, (_, y) => fullRead(term, y));
+        expect(rows, `seed ${seed} step ${step}`).toEqual(expected);
+        previous = rows;
+      }
+    }
+  }, 120_000);
 });
+
+/** A seeded stream of everything that moves or rewrites rows: scroll regions, inserts and deletes, erases, wide characters, resets. */
+const SCREEN_OPS: readonly ((int: (n: number) => number) => string)[] = [
+  (int) => ['plain text ', '漢字の行', 'e\u0301 combining', '🙂 wide', 'x'.repeat(1 + int(90))][int(5)] ?? '',
+  () => '\r\n',
+  () => '\n',
+  (int) => `\x1b[${1 + int(12)};${1 + int(30)}H`,
+  (int) => `\x1b[${1 + int(3)}${'ABCD'[int(4)]}`,
+  (int) => `\x1b[${int(3)}K`,
+  (int) => `\x1b[${int(4)}J`,
+  (int) => `\x1b[${1 + int(3)}${'LMPX@'[int(5)]}`,
+  (int) => `\x1b[${1 + int(3)}${'ST'[int(2)]}`,
+  (int) => `\x1b[${1 + int(5)};${6 + int(6)}r`,
+  () => '\x1b[r',
+  () => '\x1bM',
+  () => '\x1bD',
+  (int) => ['\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l', '\x1b[?1047h', '\x1b[?1047l'][int(6)] ?? '',
+  () => '\x1bc',
+  () => '\x1b[!p',
+  () => '\x1b#8',
+  () => '\t\b',
+  (int) => (int(2) === 0 ? '\x1b[?7l' : '\x1b[?7h'),
+  (int) => `y\x1b[${1 + int(20)}b`,
+  (int) => (int(2) === 0 ? '\x1b[?6h' : '\x1b[?6l'),
+  () => '\x1b7\x1b[5;5Hsaved\x1b8',
+];
 
 function firstCast(dir: string): string | undefined {
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
