@@ -9,6 +9,7 @@ import type { Terminal as XtermTerminal } from '@xterm/headless';
 import type { ScreenView } from '../../core/types.js';
 import { STRING_PAYLOAD_MAX_UNITS } from './constants.js';
 import { OscEvidence } from './osc-evidence.js';
+import { type ChangedRows, trackChangedRows } from './viewport-rows.js';
 import { StringPayloadLimiter } from './payload-limiter.js';
 import type { Chunk } from './queue.js';
 import type { ScreenEvidence } from './types.js';
@@ -27,6 +28,10 @@ export class MirrorTerminal {
   private isDirty = true;
   private revision = 0;
   private cachedView: ScreenView | undefined;
+  /** Which viewport rows changed since the last view, as xterm reports them (viewport-rows.ts). */
+  private readonly changedRows: ChangedRows;
+  /** Makes xterm parse the next write inline (see write). */
+  private readonly announceInput: () => void;
 
   constructor(cols: number, rows: number, scrollback: number, arrivalMs: () => number) {
     // logLevel 'off': xterm reports every malformed sequence with console.error (a dump of its
@@ -48,6 +53,13 @@ export class MirrorTerminal {
       this.term.onBell(() => osc.onBell()),
       this.term,
     );
+    this.changedRows = trackChangedRows(this.term, this.disposers);
+    // What `input('', true)` does for the inline path is set its write buffer's user-input flag;
+    // the rest (an onData event, two log calls) cost more than the parse of a spinner frame.
+    // The flag's setter is internal: without it, the public call.
+    const writeBuffer = (this.term as unknown as { _core?: { _writeBuffer?: { handleUserInput?: () => void } } })._core?._writeBuffer;
+    const handleUserInput = writeBuffer?.handleUserInput;
+    this.announceInput = typeof handleUserInput === 'function' ? () => handleUserInput.call(writeBuffer) : () => this.term.input('', true);
   }
 
   /**
@@ -57,7 +69,7 @@ export class MirrorTerminal {
    * that timer, so `isInline` announces (empty) input to get the inline path.
    */
   write(data: Chunk, isInline: boolean, onParsed: () => void): void {
-    if (isInline) this.term.input('', true);
+    if (isInline) this.announceInput();
     this.term.write(this.limiter.limit(data), () => {
       this.isDirty = true;
       onParsed();
@@ -68,6 +80,7 @@ export class MirrorTerminal {
   resize(cols: number, rows: number): void {
     this.term.resize(cols, rows);
     this.isDirty = true;
+    this.changedRows.markAll();
   }
 
   view(): ScreenView {
@@ -77,10 +90,8 @@ export class MirrorTerminal {
     const cols = this.term.cols;
     // baseY is the top of the live screen; rows above it are scrollback the user scrolled past.
     const top = buffer.baseY;
-    const rows: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) {
-      rows.push(buffer.getLine(top + y)?.translateToString(true).trimEnd() ?? '');
-    }
+    const previousRows = this.cachedView?.rows;
+    const rows = this.changedRows.read(this.term.rows, previousRows, (y) => buffer.getLine(top + y)?.translateToString(true).trimEnd() ?? '');
     const next = {
       rows,
       cols,

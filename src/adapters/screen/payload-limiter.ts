@@ -61,6 +61,7 @@ export class StringPayloadLimiter {
   }
 
   private limitBytes(bytes: Uint8Array): Uint8Array {
+    if (this.passesWhole(bytes)) return bytes;
     const next = new Int32Array(STRING_SPECIAL_BYTES.length).fill(-2);
     const nextSpecial = (from: number): number => {
       let best = bytes.length;
@@ -175,6 +176,24 @@ export class StringPayloadLimiter {
     return Buffer.concat(kept);
   }
 
+  /**
+   * The common case, decided without the scan below: in ground state a chunk holding no string
+   * opener passes whole, and only its last byte (an ESC or a C2 that may open a string in the
+   * next chunk) moves the state. A spinner's hand-over is such a chunk; the scan's set-up (its
+   * tables and closures) cost more than its search there.
+   */
+  private passesWhole(bytes: Uint8Array): boolean {
+    if (this.state !== 'ground' || this.isAfterC2 || bytes.length === 0) return false;
+    // TypedArray#indexOf, not Buffer#includes of the two-byte openers: this runs a few times a
+    // second, never hot enough for V8 to optimise it, and Buffer's search is JavaScript around
+    // the native one while TypedArray's is a builtin.
+    if (hasOpener(bytes, ESC, 0x5d, 0x50) || hasOpener(bytes, 0xc2, OSC_C1, DCS_C1)) return false;
+    const last = bytes[bytes.length - 1];
+    if (last === ESC) this.state = 'escape';
+    else if (last === 0xc2) this.isAfterC2 = true;
+    return true;
+  }
+
   private limitText(text: string): string {
     let out = '';
     let keptFrom = 0;
@@ -218,4 +237,13 @@ export class StringPayloadLimiter {
     if (keptFrom === 0) return text;
     return out + text.slice(keptFrom);
   }
+}
+
+/** Whether `lead` is followed by `first` or `second` somewhere in `bytes` (a last `lead` is not). */
+function hasOpener(bytes: Uint8Array, lead: number, first: number, second: number): boolean {
+  for (let at = bytes.indexOf(lead); at !== -1 && at + 1 < bytes.length; at = bytes.indexOf(lead, at + 1)) {
+    const next = bytes[at + 1];
+    if (next === first || next === second) return true;
+  }
+  return false;
 }

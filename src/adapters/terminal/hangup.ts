@@ -25,9 +25,13 @@ export function isHangupError(error: unknown): boolean {
   return typeof code === 'string' && HANGUP_CODES.has(code);
 }
 
+let startupTerminalsSeen: readonly boolean[] | undefined;
+
 /** Which of fds 0-2 were terminals when agentwrap started (Node decided it then, too). */
 function startupTerminals(): readonly boolean[] {
-  return [process.stdin.isTTY === true, process.stdout.isTTY === true, process.stderr.isTTY === true];
+  // Taken once: the launcher looks after every output hand-over, and the answer never changes.
+  startupTerminalsSeen ??= [process.stdin.isTTY === true, process.stdout.isTTY === true, process.stderr.isTTY === true];
+  return startupTerminalsSeen;
 }
 
 /** A terminal at start that no longer answers as one: it hung up (or the fd was closed). */

@@ -1,11 +1,19 @@
 /**
  * The live session's tick loop: one timer, armed for the detector's next due time. Output
- * re-arms it (the quiet recheck moves with each chunk); it never runs inside the output path
- * itself. (Re-arming per chunk costs a timer-list update, no wake-up; arming lazily and
- * re-arming when fired early was measured to add wake-ups under a 10 fps spinner, so it stays
- * eager.)
+ * re-plans it (the quiet recheck moves with each chunk); it never runs inside the output path
+ * itself.
+ *
+ * A plan that moves the due time earlier re-arms the timer at once. One that moves it later
+ * keeps the armed timer, which then re-plans when it fires instead of ticking: Node never moves
+ * its libuv timer later, so a cleared timer still woke the thread at its old expiry for nothing.
+ * Under a 10 fps spinner every hand-over ticks and re-planned the 1 s floor, and each such
+ * re-plan left one such empty wake-up behind (one per hand-over, ~4 a second); kept, the floor
+ * timer fires once a second and re-plans in a few microseconds of JavaScript.
  */
 import type { Clock } from '../../adapters/clock.js';
+
+/** How early a kept timer may fire and still tick rather than plan again (see onTimer). */
+const TIMER_SLACK_MS = 2;
 
 /** What the loop drives: the detector session's two tick-facing methods. */
 export interface Tickable {
@@ -17,6 +25,10 @@ export interface Tickable {
 
 export class TickLoop {
   private timer: NodeJS.Timeout | undefined;
+  /** The time the armed timer was set for (clock time); later plans keep it (see above). */
+  private timerDueMs = Number.POSITIVE_INFINITY;
+  /** A later plan kept the armed timer: when it fires, it plans again rather than ticking. */
+  private isPlanLater = false;
   private immediate: NodeJS.Immediate | undefined;
   private isTickingNow = false;
   private isStopped = false;
@@ -51,10 +63,16 @@ export class TickLoop {
 
   /** Re-plans the timer for the detector's next due time. */
   arm(): void {
-    this.cancel();
     const dueMs = Math.min(this.detector.nextDueMs(), this.afterTickDueMs());
+    // An armed timer due no later stays: it re-plans when it fires (onTimer).
+    if (this.timer !== undefined && this.immediate === undefined && this.timerDueMs <= dueMs) {
+      this.isPlanLater ||= dueMs > this.timerDueMs;
+      return;
+    }
+    this.cancel();
     const delayMs = Math.max(0, dueMs - this.clock.nowMs());
-    this.timer = setTimeout(() => this.runTick(), delayMs);
+    this.timerDueMs = dueMs;
+    this.timer = setTimeout(() => this.onTimer(), delayMs);
     this.timer.unref();
   }
 
@@ -70,9 +88,12 @@ export class TickLoop {
    * moment the relay has already waited out (a second wake-up per hand-over under a spinner).
    */
   tickNow(): void {
-    if (this.isTickingNow || this.isStopped) return;
-    this.cancel();
-    this.immediate = setImmediate(() => this.runTick());
+    if (this.isTickingNow || this.isStopped || this.immediate !== undefined) return;
+    // The armed timer stays: the tick's own re-plan keeps it or moves it earlier.
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      this.runTick();
+    });
     this.immediate.unref();
   }
 
@@ -86,12 +107,27 @@ export class TickLoop {
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.immediate !== undefined) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.timerDueMs = Number.POSITIVE_INFINITY;
+    this.isPlanLater = false;
     this.immediate = undefined;
   }
 
-  private runTick(): void {
+  /**
+   * The timer fired: tick, as it was armed for, unless a later plan kept it; then plan again
+   * (ticking if that plan is due by now: libuv counts whole milliseconds from the start of its
+   * loop turn, so a timer may fire a little before its time on this clock).
+   */
+  private onTimer(): void {
+    const isPlanLater = this.isPlanLater;
     this.timer = undefined;
-    this.immediate = undefined;
+    this.timerDueMs = Number.POSITIVE_INFINITY;
+    this.isPlanLater = false;
+    if (this.isTickingNow || this.isStopped || this.immediate !== undefined) return;
+    if (isPlanLater && Math.min(this.detector.nextDueMs(), this.afterTickDueMs()) > this.clock.nowMs() + TIMER_SLACK_MS) this.arm();
+    else this.runTick();
+  }
+
+  private runTick(): void {
     if (this.isTickingNow) return;
     this.isTickingNow = true;
     // Output handed over while the tick waits may not be parsed when it evaluates: it stays due.

@@ -173,6 +173,29 @@ describe('process probe on a fake procfs', () => {
     expect(evidence.sampled && evidence.children?.map((c) => c.pid)).toEqual([200, 300]);
   });
 
+  it('lists a process\'s threads again only when they changed: the same count with one replaced is still walked', () => {
+    root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
+    fakeProcess(100, 1, 'S', { 100: [], 101: [] });
+    fakeProcess(200, 100, 'S', { 200: [] });
+    const probe = createProcfsProbe(100, { procRoot: root });
+    expect(probe.sample(0)).toMatchObject({ sampled: true, children: [] });
+
+    // A stray task the stat does not count (it still says two threads), with a live child: the
+    // second sample reads the two threads it listed before and does not list the directory again.
+    mkdirSync(join(root, '100', 'task', '102'), { recursive: true });
+    writeFileSync(join(root, '100', 'task', '102', 'children'), '200 ');
+    expect(probe.sample(1_000)).toMatchObject({ sampled: true, children: [] });
+
+    // Thread 101 exited and 103 started, with a child: the count is the same, the list is not.
+    rmSync(join(root, '100', 'task', '101'), { recursive: true });
+    rmSync(join(root, '100', 'task', '102'), { recursive: true });
+    mkdirSync(join(root, '100', 'task', '103'), { recursive: true });
+    writeFileSync(join(root, '100', 'task', '103', 'children'), '200 ');
+    const evidence = probe.sample(2_000);
+
+    expect(evidence.sampled && evidence.children?.map((c) => c.pid)).toEqual([200]);
+  });
+
   it('lists every task of a zombie leader whose last thread still runs', () => {
     root = mkdtempSync(join(tmpdir(), 'agentwrap-fakeproc-'));
     fakeProcess(100, 1, 'S', { 100: [200] });

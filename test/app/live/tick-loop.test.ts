@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { manualClock } from '../../../src/adapters/clock.js';
+import { describe, expect, it, vi } from 'vitest';
+import { manualClock, systemClock } from '../../../src/adapters/clock.js';
 import { TickLoop } from '../../../src/app/live/tick-loop.js';
 
 /** A detector that is always due and counts its evaluations. */
@@ -100,5 +100,50 @@ describe('TickLoop', () => {
 
     expect(beforeParse).toEqual([]);
     expect(d.calls).toEqual(['evaluate']);
+  });
+
+  // Node never moves its libuv timer later: a timer cleared and armed again for a later time
+  // left a wake-up at the old expiry that ran nothing (one per spinner hand-over).
+  it('keeps the armed timer when a plan moves the due time later, and does not evaluate before that time', async () => {
+    let dueMs = systemClock.nowMs() + 20;
+    const evaluatedAt: number[] = [];
+    const d = {
+      nextDueMs: () => dueMs,
+      outputMark: () => 0,
+      evaluate: () => {
+        evaluatedAt.push(systemClock.nowMs());
+        dueMs = systemClock.nowMs() + 1e6;
+        return { changed: false };
+      },
+    };
+    const loop = new TickLoop(d, systemClock, () => undefined);
+    const clears = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      loop.arm();
+      const laterDueMs = systemClock.nowMs() + 80;
+      dueMs = laterDueMs;
+      loop.arm();
+      expect(clears).not.toHaveBeenCalled();
+      await until(() => evaluatedAt.length > 0);
+      expect(evaluatedAt[0]).toBeGreaterThanOrEqual(laterDueMs - 2);
+    } finally {
+      loop.stop();
+      clears.mockRestore();
+    }
+  });
+
+  it('re-arms at once when a plan moves the due time earlier', async () => {
+    let dueMs = systemClock.nowMs() + 60_000;
+    const evaluatedAt: number[] = [];
+    const d = { nextDueMs: () => dueMs, outputMark: () => 0, evaluate: () => (evaluatedAt.push(systemClock.nowMs()), (dueMs = systemClock.nowMs() + 1e6), { changed: false }) };
+    const loop = new TickLoop(d, systemClock, () => undefined);
+    loop.arm();
+    const earlierDueMs = systemClock.nowMs() + 10;
+    dueMs = earlierDueMs;
+    loop.poke();
+    await until(() => evaluatedAt.length > 0);
+    loop.stop();
+
+    expect(evaluatedAt[0]).toBeGreaterThanOrEqual(earlierDueMs - 2);
   });
 });
