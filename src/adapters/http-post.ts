@@ -5,8 +5,7 @@
  * URL's token authorizes) to someone else. Only the answer's status matters: its body is not
  * read, the socket is closed as soon as the status line and headers arrived.
  */
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 
 export type PostOutcome =
   | { readonly kind: 'answered'; readonly status: number; readonly location?: string }
@@ -16,7 +15,10 @@ export type PostOutcome =
  * POSTs `body` (JSON text) to `url` and resolves with the server's status, or why there was
  * none (refused, unreachable, no answer within `timeoutMs` from the start). Never rejects.
  */
-export function postJson(url: URL, body: string, timeoutMs: number): Promise<PostOutcome> {
+export async function postJson(url: URL, body: string, timeoutMs: number): Promise<PostOutcome> {
+  // Loaded at the first notification, not with the session: node:https brings TLS and OpenSSL,
+  // ~1.2 MB of every wrapper's memory (most sessions have no notify_url).
+  const client = url.protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
   return new Promise((resolve) => {
     let settled = false;
     const settle = (outcome: PostOutcome): void => {
@@ -25,7 +27,6 @@ export function postJson(url: URL, body: string, timeoutMs: number): Promise<Pos
       clearTimeout(timer);
       resolve(outcome);
     };
-    const client = url.protocol === 'https:' ? https : http;
     let request: http.ClientRequest;
     try {
       request = client.request(url, {

@@ -43,6 +43,74 @@ export const FLOOD_DRAIN_INTERVAL_MS = 200;
  * keeps coming (src/core/policy.ts); keystrokes at once. Each chunk keeps its arrival time.
  */
 
+/**
+ * After this much output since the last trim, once output has been quiet for
+ * HEAP_TRIM_QUIET_MS, malloc's free memory is handed back to the system (trimHeap in relay.c):
+ * a burst leaves several MB of freed chunks in malloc's arenas (the relay thread's buffers, the
+ * hand-overs, the mirror's parsing) that a long-lived wrapper would otherwise keep. A 10 fps
+ * spinner's ~600 bytes a second reach it about every half hour; a screen redraw loop sooner.
+ */
+export const HEAP_TRIM_AFTER_BYTES = 1024 * 1024;
+
+/**
+ * The pause in output after which the trim runs. Long, because most of what a burst leaves is
+ * freed by V8's garbage collector (each hand-over is an external buffer the relay malloc'd),
+ * which in a quiet process runs only once V8's memory reducer starts, 10-20 s after allocation
+ * slows: a trim 2 s after a 50 MB flood gave nothing back, one 30 s after it 2.5 MB. The relay
+ * thread is idle by then too, so nothing waits on malloc's locks.
+ */
+export const HEAP_TRIM_QUIET_MS = 30_000;
+
+/**
+ * When to trim: counts output, arms one timer when the count passes the threshold, and trims
+ * when that timer finds output quiet (else waits out the rest of the pause). Nothing is armed
+ * between bursts, so an idle session never wakes for it.
+ */
+export class HeapTrim {
+  #bytes = 0;
+  #lastOutputAtMs = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly trim: () => unknown,
+    private readonly nowMs: () => number = () => performance.now(),
+    private readonly afterBytes: number = HEAP_TRIM_AFTER_BYTES,
+    private readonly quietMs: number = HEAP_TRIM_QUIET_MS,
+  ) {}
+
+  noteOutput(bytes: number): void {
+    if (bytes <= 0) return;
+    this.#bytes += bytes;
+    this.#lastOutputAtMs = this.nowMs();
+    if (this.#bytes >= this.afterBytes && this.#timer === undefined) this.#arm(this.quietMs);
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(delayMs: number): void {
+    this.#timer = setTimeout(() => this.#due(), delayMs);
+    this.#timer.unref();
+  }
+
+  #due(): void {
+    this.#timer = undefined;
+    const quietForMs = this.nowMs() - this.#lastOutputAtMs;
+    if (quietForMs < this.quietMs) {
+      this.#arm(this.quietMs - quietForMs);
+      return;
+    }
+    this.#bytes = 0;
+    try {
+      this.trim();
+    } catch {
+      // Handing memory back is housekeeping: a failure costs memory, never the session.
+    }
+  }
+}
+
 /** Why the thread asked for a drain (src/native/relay.c). */
 const REASON_SIZE = 1;
 
@@ -101,6 +169,8 @@ interface NativeRelayModule {
   outputRaw?(fd: number): boolean;
   /** `stty -g` of fd by one tcgetattr (Linux; null elsewhere or not a terminal); absent from older builds. */
   modeSnapshot?(fd: number): string | null;
+  /** malloc_trim(0) (glibc; false elsewhere): true when memory went back to the system; absent from older builds. */
+  trimHeap?(): boolean;
 }
 
 export type RelayLoad = { readonly ok: true; readonly module: NativeRelayModule } | { readonly ok: false; readonly reason: string };
@@ -154,6 +224,8 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
   let handle: unknown;
   let deferred: NodeJS.Timeout | undefined;
   let lastDrainAtMs = Number.NEGATIVE_INFINITY;
+  const trimHeap = module.trimHeap;
+  const heapTrim = trimHeap === undefined ? undefined : new HeapTrim(() => trimHeap.call(module));
   const onReady = (reason: number): void => {
     if (isStopped || handle === undefined) return;
     if (reason === REASON_SIZE && !options.lossless) {
@@ -179,11 +251,15 @@ export function startRelay(module: NativeRelayModule, options: RelayOptions): Pa
     if (isStopped || handle === undefined) return;
     lastDrainAtMs = performance.now();
     const batch = module.drain(handle);
+    heapTrim?.noteOutput((batch.output?.length ?? 0) + batch.droppedOutput);
     try {
       options.onBatch(batch, isFlooding && !batch.stopped);
     } finally {
       // A throwing batch handler is the caller's bug and reported there; the relay still ends.
-      if (batch.stopped) isStopped = true;
+      if (batch.stopped) {
+        isStopped = true;
+        heapTrim?.stop();
+      }
     }
   };
   handle = module.start(

@@ -8,10 +8,10 @@
  * RELOAD_CHECK_INTERVAL_MS it stats the user directory and re-reads only files whose mtime or
  * size changed. An edit that breaks a pack keeps the last good version live, with a warning.
  */
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { BUNDLED_PACKS_DIR, userPacksDir } from '../adapters/paths.js';
+import { sha256Hex } from '../adapters/crypto-on-demand.js';
 import { describeReadFailure, FileTooLargeError, readRegularTextFileSync } from '../adapters/bounded-file.js';
 import { PACK_LIMITS } from '../core/packs/types.js';
 import { evaluatePack } from '../core/packs/evaluate.js';
@@ -37,7 +37,10 @@ export interface LoadedPack {
   readonly compiled: CompiledPack;
   /** Non-fatal issues: rules skipped for a newer engine. */
   readonly warnings: readonly PackIssue[];
-  /** The first 16 hex digits of the file's SHA-256: a recording names the pack it was made with. */
+  /**
+   * The first 16 hex digits of the file's SHA-256: a recording names the pack it was made with.
+   * Computed when first read (withLazyDigest), as only a recording or a replay reads it.
+   */
   readonly digest?: string;
 }
 
@@ -126,7 +129,7 @@ export function loadPackFile(path: string, origin: PackOrigin): {
       try {
         const compiled = compilePack(result.pack);
         return {
-          pack: { agent: result.pack.agent, origin, path, compiled, warnings: result.warnings, digest: packDigest(text) },
+          pack: withLazyDigest({ agent: result.pack.agent, origin, path, compiled, warnings: result.warnings }, text),
           status: 'ok',
           agent: result.pack.agent,
           problems: result.warnings.map(formatPackIssue),
@@ -145,7 +148,13 @@ export function loadPackFile(path: string, origin: PackOrigin): {
 }
 
 export function packDigest(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return sha256Hex(text).slice(0, 16);
+}
+
+/** The pack with `digest` as an enumerable getter that hashes `text` on first read and keeps the result. */
+function withLazyDigest(pack: Omit<LoadedPack, 'digest'>, text: string): LoadedPack {
+  let digest: string | undefined;
+  return Object.defineProperty(pack, 'digest', { enumerable: true, get: () => (digest ??= packDigest(text)) });
 }
 
 /** `*.toml` files of a directory, sorted by name (the load order within one layer). */

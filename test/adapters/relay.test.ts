@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants as fsConstants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { childEnvironment, spawnPty, type PtyProcess, type PtySpawnOptions } from '../../src/adapters/pty/index.js';
-import { loadNativeRelay, RELAY_ADDON_PATH, startRelay } from '../../src/adapters/relay.js';
+import { HEAP_TRIM_AFTER_BYTES, HEAP_TRIM_QUIET_MS, HeapTrim, loadNativeRelay, RELAY_ADDON_PATH, startRelay } from '../../src/adapters/relay.js';
 import { ModeTracker } from '../../src/adapters/terminal/terminal.js';
 import { expectedPtyBytes, writerScript } from '../helpers/pty-writer.js';
 import { isPidAlive } from '../../src/adapters/process/alive.js';
@@ -430,5 +430,69 @@ describe("the relay's mode tracker (the C port of ModeTracker)", () => {
     expect(expected.resetSequence()).not.toBe('');
     expect(seen.at(-1)).toBe(expected.resetSequence());
     expect(pty.modes?.revision).toBe(expected.revision);
+  });
+});
+
+describe("handing malloc's free memory back after a burst of output", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('the addon trims (glibc: malloc_trim) and says whether memory went back', () => {
+    const load = loadNativeRelay({});
+    if (!load.ok) throw new Error(load.reason);
+    const trimmed = load.module.trimHeap?.();
+    expect(typeof trimmed).toBe('boolean');
+    // glibc (every Linux this runs on but musl) has malloc_trim; elsewhere the answer is false.
+    if (process.platform !== 'linux') expect(trimmed).toBe(false);
+  });
+
+  it('trims once output has been quiet for the pause after a burst, and never before the threshold', () => {
+    vi.useFakeTimers();
+    let trims = 0;
+    const trim = new HeapTrim(() => (trims += 1), () => Date.now());
+    trim.noteOutput(HEAP_TRIM_AFTER_BYTES - 1);
+    vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS * 3);
+    expect(trims).toBe(0);
+    trim.noteOutput(1);
+    vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS - 1);
+    expect(trims).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(trims).toBe(1);
+    // The count starts again: nothing more until the next burst.
+    trim.noteOutput(HEAP_TRIM_AFTER_BYTES - 1);
+    vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS * 3);
+    expect(trims).toBe(1);
+  });
+
+  it('waits while output keeps coming, then trims a full pause after the last of it', () => {
+    vi.useFakeTimers();
+    let trims = 0;
+    const trim = new HeapTrim(() => (trims += 1), () => Date.now());
+    trim.noteOutput(HEAP_TRIM_AFTER_BYTES);
+    for (let i = 0; i < 10; i++) {
+      vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS / 2);
+      trim.noteOutput(100);
+    }
+    expect(trims).toBe(0);
+    vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS - 1);
+    expect(trims).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(trims).toBe(1);
+  });
+
+  it('a trim that throws costs nothing but the trim; stop() cancels a pending one', () => {
+    vi.useFakeTimers();
+    const failing = new HeapTrim(() => {
+      throw new Error('no malloc_trim here');
+    }, () => Date.now());
+    failing.noteOutput(HEAP_TRIM_AFTER_BYTES);
+    expect(() => vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS)).not.toThrow();
+    let trims = 0;
+    const stopped = new HeapTrim(() => (trims += 1), () => Date.now());
+    stopped.noteOutput(HEAP_TRIM_AFTER_BYTES);
+    stopped.stop();
+    vi.advanceTimersByTime(HEAP_TRIM_QUIET_MS * 2);
+    expect(trims).toBe(0);
   });
 });

@@ -32,16 +32,20 @@ function staticImports(text: string): string[] {
   return found;
 }
 
-/** Every source file and package the launch path loads statically. */
-function closure(entries: readonly string[]): { files: Set<string>; packages: Set<string> } {
+/** Every source file, package and Node built-in the launch path loads statically. */
+function closure(entries: readonly string[]): { files: Set<string>; packages: Set<string>; builtins: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
+  const builtins = new Set<string>();
   const todo = entries.map((entry) => join(SRC, entry));
   for (let path = todo.pop(); path !== undefined; path = todo.pop()) {
     if (files.has(path)) continue;
     files.add(path);
     for (const specifier of staticImports(readFileSync(path, 'utf8'))) {
-      if (specifier.startsWith('node:')) continue;
+      if (specifier.startsWith('node:')) {
+        builtins.add(specifier);
+        continue;
+      }
       if (!specifier.startsWith('.')) {
         packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? specifier));
         continue;
@@ -50,7 +54,7 @@ function closure(entries: readonly string[]): { files: Set<string>; packages: Se
       if (existsSync(target)) todo.push(target);
     }
   }
-  return { files, packages };
+  return { files, packages, builtins };
 }
 
 describe('the launch path before the spawn', () => {
@@ -68,5 +72,25 @@ describe('the launch path before the spawn', () => {
     );
     expect(sessionLoop).toEqual([]);
     expect([...packages].filter((pkg) => ['smol-toml', 're2', '@xterm/headless'].includes(pkg))).toEqual([]);
+  });
+});
+
+/**
+ * What a plain live session loads is memory every wrapper holds for its whole life (docs/architecture.md,
+ * "What a session costs"): node:crypto (~0.7 MB) loads only to record or for Codex's hook
+ * hashes (adapters/crypto-on-demand.ts), node:http and node:https (TLS, ~1.2 MB with crypto)
+ * only at the first webhook notification (adapters/http-post.ts).
+ */
+describe('the live session, loaded after the first screen', () => {
+  const { files, builtins } = closure([...LAUNCH_PATH, 'app/live/live-session.ts']);
+
+  it('reaches the mirror, the packs and the publisher (the walk follows imports)', () => {
+    const loaded = [...files].map((file) => relative(SRC, file));
+    expect(loaded).toEqual(expect.arrayContaining(['app/pack-registry.ts', 'adapters/screen/index.ts', 'app/notify/webhook.ts', 'app/recording/record-dir.ts']));
+    expect([...builtins]).toContain('node:net');
+  });
+
+  it('loads neither node:crypto nor node:http(s) until something needs them', () => {
+    expect([...builtins].filter((name) => ['node:crypto', 'node:http', 'node:https', 'node:tls'].includes(name))).toEqual([]);
   });
 });

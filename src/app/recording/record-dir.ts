@@ -9,9 +9,9 @@
  * could plant a FIFO or a link at the next name). Each file is created new (exclusive, no
  * symlink followed) under a name with random bits, so no name can be guessed in advance.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomHex } from '../../adapters/crypto-on-demand.js';
 import { currentUid } from '../../adapters/state-dir.js';
 import { RECORDING_FILE_MODE } from '../../core/recordings/recording.js';
 
@@ -46,7 +46,7 @@ function refusalOf(dir: string, uid: number | undefined): string | undefined {
 /** Creates a new empty 0600 recording (never an existing name, never through a link) and returns its path. */
 function createFresh(dir: string, stem: string): string {
   for (let attempt = 1; ; attempt += 1) {
-    const path = join(dir, `${stem}-${randomBytes(6).toString('hex')}.cast`);
+    const path = join(dir, `${stem}-${randomHex(6)}.cast`);
     try {
       closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, RECORDING_FILE_MODE));
       return path;

@@ -15,7 +15,7 @@
  *   untrusted hook is skipped without a word, so a hash Codex computes otherwise (a new
  *   release) costs the reports, never the agent.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../adapters/crypto-on-demand.js';
 import { readRegularTextFileSync } from '../../adapters/bounded-file.js';
 import { CONFIG_FILE_MAX_BYTES } from '../../core/input-bounds.js';
 import { homedir } from 'node:os';
@@ -106,7 +106,7 @@ function canonical(value: unknown): unknown {
  */
 export function codexHookHash(label: string, hook: CodexHook): string {
   const identity = { event_name: label, hooks: [hook] };
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex')}`;
+  return `sha256:${sha256Hex(JSON.stringify(canonical(identity)))}`;
 }
 
 /** The `-c` overrides that declare our hooks and trust them for this run. */
