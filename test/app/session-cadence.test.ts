@@ -35,7 +35,7 @@ describe('DetectorSession tick cadence', () => {
     expect(session.state.session.state).not.toBe('working');
     expect(runUntil(SETTLE_AFTER_MS + SETTLED_TICK_MS)).toBe(SETTLED_TICK_MS);
     const gaps: number[] = [];
-    while (clock.nowMs() < 5 * 60_000) gaps.push(runUntil(clock.nowMs()));
+    while (clock.nowMs() < 5 * 60_000) gaps.push(runUntil(session.nextDueMs()));
     expect(gaps.every((gap, i) => i === 0 || gap >= (gaps[i - 1] ?? 0))).toBe(true);
     expect(gaps.at(-1)).toBe(LONG_SETTLED_TICK_MS);
     // Five minutes at a prompt: 5 s ticks until 20 s of quiet, then half the quiet, then 30 s.
