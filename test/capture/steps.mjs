@@ -37,7 +37,7 @@ const DENY_FOLLOWUP_MS = 2500;
 /** Runs the scenario's actions in order; throws on the first that cannot be done. */
 export async function driveSteps(run, actions) {
   for (const action of actions) {
-    const step = STEPS[action.do];
+    const step = Object.hasOwn(STEPS, action.do) ? STEPS[action.do] : undefined;
     if (!step) throw new Error(`unknown action ${action.do}`);
     await step(run, action);
   }
