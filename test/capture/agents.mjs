@@ -88,7 +88,7 @@ export const AGENTS = {
     // It sends a few terminal queries, then stays silent for seconds while it boots (longer in
     // the network namespace); typing before the first full paint is lost.
     readyBytes: 4000,
-    // …and it keeps booting behind its first paint (see driver.mjs waitCpuQuiet).
+    // …and it keeps booting behind its first paint (see driver.mjs waitReady).
     readyCpuQuiet: { windowMs: 600, maxTicks: 3, capMs: 60_000 },
     // Settling windows (labels.mjs) sized from what it was measured to draw, by output bytes:
     // after Enter it clears its input, paints a blank frame and draws the session view with its
@@ -98,7 +98,7 @@ export const AGENTS = {
     submitSettleMs: 900,
     toolSettleMs: 1500,
     // Its busy row animates until the permission or question panel replaces it: the driver
-    // answers only once its output has been quiet this long (driver.mjs), as a user who reads it.
+    // answers only once its output has been quiet this long (steps.mjs), as a user who reads it.
     dialogQuietMs: 500,
     // Permission dialog: "△ Permission required … Allow once  Allow always  Reject". Its busy
     // row says "esc interrupt" and asks for a second Esc ("esc again to interrupt").

@@ -35,25 +35,49 @@ export function paletteHex(ansi, n) {
 /** DEC private modes set from the start (DECAWM, DECTCEM). */
 const MODES_ON_AT_START = [7, 25];
 
+/** A CSI's first parameter (its first sub-parameter when it has some), `dflt` when absent. */
+function first(params, dflt = 0) {
+  const p = params[0];
+  return Array.isArray(p) ? p[0] ?? dflt : p ?? dflt;
+}
+
+/** The cursor as CPR reports it: 1-based, the column held at the right margin. */
+function cursorOf(term) {
+  const b = term.buffer.active;
+  return { row: b.cursorY + 1, col: Math.min(b.cursorX + 1, term.cols) };
+}
+
 /**
  * Hooks `term` (an @xterm/headless Terminal) so that every query it parses is answered through
  * `reply(bytes)` as the personality's terminal would. Call `feed(data)` with each output chunk
  * before `term.write(data)`. Returns { feed, encodeKey, kittyFlags(), dispose() }.
  */
 export function attachAnswerer(term, answers, reply) {
-  const a = answers ?? {};
-  const disposables = [];
-  const csi = (id, fn) => disposables.push(term.parser.registerCsiHandler(id, fn));
-  const first = (params, dflt = 0) => {
-    const p = params[0];
-    return Array.isArray(p) ? p[0] ?? dflt : p ?? dflt;
+  // What each group of hooks shares: the terminal, the personality's answers, the reply, and
+  // the handlers registered (disposed together).
+  const hooks = { term, a: answers ?? {}, reply, disposables: [] };
+  hooks.csi = (id, fn) => hooks.disposables.push(term.parser.registerCsiHandler(id, fn));
+  answerDeviceReports(hooks);
+  answerModes(hooks);
+  answerWindowOps(hooks);
+  const kitty = followKittyKeyboard(hooks);
+  const oscTerminators = answerColors(hooks);
+  // XTGETTCAP: answered "invalid" (`DCS 0 + r ST`) where the terminal answers at all.
+  hooks.disposables.push(term.parser.registerDcsHandler({ intermediates: '+', final: 'q' }, () => {
+    if (hooks.a.xtgettcap === 'invalid') reply(`${ESC}P0+r${ST}`);
+    return true;
+  }));
+  return {
+    feed: rawStreamScanner(hooks, oscTerminators),
+    encodeKey: keyEncoder(hooks.a, kitty),
+    kittyFlags: () => kitty.at(-1),
+    dispose: () => { for (const d of hooks.disposables) d.dispose(); },
   };
-  const cursor = () => {
-    const b = term.buffer.active;
-    return { row: b.cursorY + 1, col: Math.min(b.cursorX + 1, term.cols) };
-  };
+}
 
-  // Device attributes and version. Returning true keeps xterm.js's own answers out.
+/** Device attributes and version, device status (DSR 5), CPR and DECXCPR. */
+function answerDeviceReports({ term, a, reply, csi }) {
+  // Returning true keeps xterm.js's own answers out.
   csi({ final: 'c' }, (params) => {
     if (first(params) !== 0) return true;
     if (a.da1) reply(a.da1);
@@ -67,20 +91,20 @@ export function attachAnswerer(term, answers, reply) {
     if (first(params) === 0 && a.xtversion) reply(`${ESC}P>|${a.xtversion}${ST}`);
     return true;
   });
-
-  // Device status: DSR 5 (ok), CPR, DECXCPR.
   csi({ final: 'n' }, (params) => {
     const which = first(params);
     if (which === 5 && a.dsr) reply(`${ESC}[0n`);
-    if (which === 6 && a.cpr) { const c = cursor(); reply(`${ESC}[${c.row};${c.col}R`); }
+    if (which === 6 && a.cpr) { const c = cursorOf(term); reply(`${ESC}[${c.row};${c.col}R`); }
     return true;
   });
   csi({ prefix: '?', final: 'n' }, (params) => {
-    if (first(params) === 6 && a.decxcpr) { const c = cursor(); reply(`${ESC}[?${c.row};${c.col};1R`); }
+    if (first(params) === 6 && a.decxcpr) { const c = cursorOf(term); reply(`${ESC}[?${c.row};${c.col};1R`); }
     return true;
   });
+}
 
-  // DEC private modes: tracked here (xterm.js keeps handling them too), answered by DECRQM.
+/** DEC private modes: tracked here (xterm.js keeps handling them too), answered by DECRQM. */
+function answerModes({ a, reply, csi }) {
   const modes = new Map(MODES_ON_AT_START.map((m) => [m, true]));
   const track = (on) => (params) => {
     for (const p of params) modes.set(Array.isArray(p) ? p[0] : p, on);
@@ -95,8 +119,10 @@ export function attachAnswerer(term, answers, reply) {
     reply(`${ESC}[?${mode};${status}$y`);
     return true;
   });
+}
 
-  // Window reports: text area in pixels (14), cell size (16), text area in characters (18).
+/** Window reports: text area in pixels (14), cell size (16), text area in characters (18). */
+function answerWindowOps({ term, a, reply, csi }) {
   // xterm.js passes `CSI t` to a hook only for the window options it is told to allow.
   term.options.windowOptions = { ...term.options.windowOptions, getWinSizePixels: true, getCellSizePixels: true, getWinSizeChars: true };
   csi({ final: 't' }, (params) => {
@@ -109,8 +135,10 @@ export function attachAnswerer(term, answers, reply) {
     if (op === 18) reply(a.swapSizeReport ? `${ESC}[8;${term.cols};${term.rows}t` : `${ESC}[8;${term.rows};${term.cols}t`);
     return true;
   });
+}
 
-  // kitty keyboard protocol: a stack of flags; push (>), pop (<), set (=), query (?).
+/** The kitty keyboard protocol: a stack of flags; push (>), pop (<), set (=), query (?). Returns the stack. */
+function followKittyKeyboard({ a, reply, csi }) {
   const kitty = [0];
   csi({ prefix: '>', final: 'u' }, (params) => {
     if (a.kittyKeyboard) { kitty.push(first(params)); if (kitty.length > 16) kitty.shift(); }
@@ -132,8 +160,14 @@ export function attachAnswerer(term, answers, reply) {
     if (a.kittyKeyboard) reply(`${ESC}[?${kitty.at(-1)}u`);
     return true;
   });
+  return kitty;
+}
 
-  // OSC colour queries, answered with the query's own terminator.
+/**
+ * OSC colour queries, answered with the query's own terminator. Returns the queue of
+ * terminators the raw-stream scanner fills (it sees them before the parser's handlers run).
+ */
+function answerColors({ term, a, reply, disposables }) {
   const oscTerminators = [];
   const colorQuery = (code, hex) => (data) => {
     const end = oscTerminators.shift() ?? ST;
@@ -157,16 +191,17 @@ export function attachAnswerer(term, answers, reply) {
       return any; // colour settings go on to xterm.js
     }));
   }
+  return oscTerminators;
+}
 
-  // XTGETTCAP: answered "invalid" (`DCS 0 + r ST`) where the terminal answers at all.
-  disposables.push(term.parser.registerDcsHandler({ intermediates: '+', final: 'q' }, () => {
-    if (a.xtgettcap === 'invalid') reply(`${ESC}P0+r${ST}`);
-    return true;
-  }));
+const OSC_ANSWERED = /^(4|10|11|12);/;
+const STRING_KINDS = { ']': 'osc', _: 'apc', P: 'dcs' };
 
-  // Raw-stream scanner: OSC terminators (for the handlers above) and kitty graphics (APC G).
-  // States: ground, esc (after ESC), string (inside OSC/APC/DCS: `kind`), string-esc.
-  const OSC_ANSWERED = /^(4|10|11|12);/;
+/**
+ * The raw-stream scanner: OSC terminators (for answerColors) and kitty graphics (APC G).
+ * States: ground, esc (after ESC), string (inside OSC/APC/DCS: `kind`), string-esc. Returns `feed`.
+ */
+function rawStreamScanner({ a, reply }, oscTerminators) {
   let state = 'ground';
   let kind = '';
   let body = '';
@@ -180,7 +215,6 @@ export function attachAnswerer(term, answers, reply) {
     state = 'ground';
     body = '';
   };
-  const STRING_KINDS = { ']': 'osc', _: 'apc', P: 'dcs' };
   const step = (ch) => {
     if (state === 'ground') {
       if (ch === ESC) state = 'esc';
@@ -197,10 +231,12 @@ export function attachAnswerer(term, answers, reply) {
       if (ch !== '\\') { state = 'esc'; step(ch); }
     }
   };
-  const feed = (data) => { for (const ch of data) step(ch); };
+  return (data) => { for (const ch of data) step(ch); };
+}
 
-  /** A key as the terminal would send it under the current kitty keyboard flags. */
-  const encodeKey = (key) => {
+/** A key as the terminal would send it under the current kitty keyboard flags (`kitty`'s top). */
+function keyEncoder(a, kitty) {
+  return (key) => {
     const flags = kitty.at(-1);
     if (!a.kittyKeyboard || (flags & 1) === 0) return key;
     const release = (flags & 2) !== 0;
@@ -210,12 +246,5 @@ export function attachAnswerer(term, answers, reply) {
       return csiU(key.charCodeAt(0) + 96, 5); // Ctrl+letter
     }
     return key; // Enter, Tab, Backspace, text and arrows keep their legacy bytes under flag 1
-  };
-
-  return {
-    feed,
-    encodeKey,
-    kittyFlags: () => kitty.at(-1),
-    dispose: () => { for (const d of disposables) d.dispose(); },
   };
 }

@@ -1,7 +1,7 @@
 // TEMPORARY: a minimal asciicast v2 writer, used only while `agentwrap --record` is not in the
 // tree (recorder.ts / recording.ts are being written by others). Recordings made with it say
 // `"recorder": "direct-temporary"` in their .meta.json. Delete this file once every recording
-// goes through agentwrap (driver.mjs `spawnRecorded`, mode 'agentwrap').
+// goes through agentwrap (processes.mjs `spawnRecorded`, mode 'agentwrap').
 import { openSync, writeSync, closeSync } from 'node:fs';
 
 export class TemporaryCastWriter {

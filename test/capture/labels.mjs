@@ -16,7 +16,7 @@
 export const SETTLE_MS = 400;
 
 /**
- * How much earlier than its write a mark made by a key starts (driver.mjs). A key's place on the
+ * How much earlier than its write a mark made by a key starts (steps.mjs). A key's place on the
  * cast clock is its write time shifted by the median offset of all keys (keyClockOffsetMs), and
  * single keys stray from the median by a few ms (3.5 ms in codex/question-80x24); the recorder
  * also stamps a key when the relay hands it over, after forwarding it, so a CLI that redraws at
