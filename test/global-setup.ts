@@ -1,5 +1,5 @@
 /**
- * Builds dist/ once before the suite: many tests run the real CLI (`node dist/src/cli/main.js`)
+ * Builds dist/ (tsc, then the bundle) once before the suite: many tests run the real CLI (`node dist/src/cli/main.js`)
  * and the real demo agent, as a user would. A type error anywhere fails the run here, loudly.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,4 +19,8 @@ export default function setup(): void {
       `tsc found type errors (set AGENTWRAP_TEST_ALLOW_TYPE_ERRORS=1 to run the tests anyway while a file is mid-edit):\n${result.stdout}${result.stderr}`,
     );
   }
+  // Then the bundle `agentwrap` starts (npm run build's second step), so the tests that run the
+  // command as users do run what a user's install runs.
+  const bundled = spawnSync(process.execPath, [resolve(root, 'test', 'tools', 'bundle.mjs')], { cwd: root, encoding: 'utf8' });
+  if (bundled.status !== 0) throw new Error(`bundling dist/ failed:\n${bundled.stdout}${bundled.stderr}`);
 }

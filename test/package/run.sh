@@ -68,8 +68,10 @@ echo "installed in $(($(date +%s) - start)) s"
 aw() { (cd "$work/home" && clean_env "$work/home" agentwrap "$@"); }
 [ "$(cd "$work/home" && clean_env "$work/home" sh -c 'command -v agentwrap')" = "$work/prefix/bin/agentwrap" ] || fail 'agentwrap is not on PATH from the prefix'
 
-step 'agentwrap --version'
-aw --version | tee "$work/version.txt"
+step 'agentwrap --version (started from the bundle)'
+(cd "$work/home" && clean_env "$work/home" sh -x "$work/prefix/bin/agentwrap" --version) >"$work/version.txt" 2>"$work/front.txt"
+cat "$work/version.txt"
+expect_in "$work/front.txt" 'exec node .*/dist/bundle/main\.cjs --version' 'the installed command starts the bundle (dist/bundle/main.cjs)'
 expect_in "$work/version.txt" '^agentwrap [0-9]+\.[0-9]+\.[0-9]+ \(native relay; node v[0-9]' '--version names the version, the native relay and node'
 
 step 'agentwrap demo --auto'
