@@ -4,7 +4,7 @@
 // the scenario; this starts and stops what it drives.
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, existsSync, readdirSync, readlinkSync, rmSync, cpSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, readdirSync, readlinkSync, rmSync, cpSync, symlinkSync, statSync, utimesSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nowMs } from './mock.mjs';
@@ -20,7 +20,7 @@ export const AGENTWRAP_MAIN = join(REPO, 'dist', 'src', 'cli', 'main.js');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Copies the built agentwrap (dist/src, packs, package.json, the `agentwrap` command's shell front, and the native relay addon
+ * Copies the built agentwrap (dist/src and its bundle, packs, package.json, the `agentwrap` command's shell front, and the native relay addon
  * build/Release/agentwrap_relay.node when built; node_modules symlinked) into the cache, so a
  * capture run is not broken half-way by someone rebuilding dist/ in the tree. With the addon it
  * runs on the relay thread as an installed agentwrap does; without it, on the event-loop relay
@@ -31,6 +31,14 @@ export function snapshotAgentwrap() {
   mkdirSync(cacheRoot(), { recursive: true });
   const dir = mkdtempSync(join(cacheRoot(), 'agentwrap-snapshot-'));
   cpSync(join(REPO, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
+  // The bundle the shell front starts when it is as new as the tree (test/tools/bundle.mjs):
+  // copied after the tree, and stamped now, as an install's script stamps it.
+  const bundle = join(REPO, 'dist', 'bundle');
+  if (existsSync(join(bundle, 'main.cjs')) && statSync(join(bundle, 'main.cjs')).mtimeMs >= statSync(join(REPO, 'dist', 'src', 'cli', 'main.js')).mtimeMs) {
+    cpSync(bundle, join(dir, 'dist', 'bundle'), { recursive: true });
+    const now = new Date();
+    utimesSync(join(dir, 'dist', 'bundle', 'main.cjs'), now, now);
+  }
   if (existsSync(join(REPO, 'packs'))) cpSync(join(REPO, 'packs'), join(dir, 'packs'), { recursive: true });
   cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
   mkdirSync(join(dir, 'src', 'cli', 'bin'), { recursive: true });
