@@ -523,19 +523,19 @@ interface GoalRow {
 
 const BLOCKERS = {
   startup:
-    "Node's own start-up (`node -e` alone is most of the figure on this shared machine) and the ESM loader reading and compiling the ~40 modules of the launch path (CPU from main to the spawn ~120-130 ms at load 5); nothing else runs before the spawn (no process: the stty snapshot and OPOST are ioctls in the relay addon; the session loop loads after the spawn)",
+    "Node's own start-up (`node -e` alone is most of the figure on this shared machine) and loading the launch path's chunks of the bundle (test/tools/bundle.mjs; start to the agent's exec ~76 ms against ~43 ms for Node alone); nothing else runs before the spawn (no process: the stty snapshot and OPOST are ioctls in the relay addon; the session loop loads after the spawn)",
   flood:
     'start-up and exit (Node and module loading take ~0.2 s before the agent runs, closing the session ~0.06 s after it exits: ~10% of a 2.7 s run) and the relay thread\'s mode tracking (~0.2 CPU s per 200 MB of TUI output, a sequence every 9 bytes), on a 2-core machine where cat, the relay and the outer terminal already compete; the mirror parses at most 5% of a core during a flood',
   rtt: 'nothing agentwrap runs between a key and the agent any more (the relay thread is the same poll/read/write loop as script(1), which adds as much on this loaded machine); what is left is the kernel waking a thread twice per round trip. Spinning for the echo instead of sleeping made it worse (+209 µs: on 2 cores the spin takes the CPU the agent needs to echo)',
-  idle: 'a settled session wakes every 5 s (its tick: a /proc walk of the agent\'s tree and the unchanged-tick check) and rewrites its record and the heartbeat every 10 s; each wake-up costs ~0.3 ms on a quiet machine and 1–1.5 ms on this loaded one, where a syscall is dear. /proc/<pid>/stat counts 10 ms ticks, so a 30 s window reads in steps of 0.033%',
+  idle: 'a settled session still wakes twice a minute once it has sat for a minute (its tick, at most every 30 s: a /proc walk of the agent\'s tree, the unchanged-tick check, and the record and heartbeat rewrite riding on it), and Node spends about a millisecond on a wake-up before any of agentwrap\'s work. /proc/<pid>/stat counts 10 ms ticks, so a 30 s window reads in steps of 0.033%: one tick in the window reads as 0.033% (the schedstat figure is finer)',
   scaleCpu:
     'each hand-over (~4 a second) still costs ~2.5 ms of main-thread JavaScript: the viewport snapshot (xterm\'s translateToString), the pack check and the tick, a /proc walk once a second, all in V8\'s baseline tier; the relay thread ~0.4 ms/s and V8\'s helper threads ~2 ms/s; and every wake-up costs ~3× more while the fifty agents, wrappers and outer terminals saturate both cores (test/bench/NOTES.md, scale)',
   scaleMemory:
     'one V8 heap per session: ~8 MB of live old-space objects (the loaded modules\' code and closures, xterm, the compiled packs) in a ~12 MB heap, plus malloc\'s arenas; without V8\'s compilers (--jitless) ~2 MB less, but a TUI flood then costs 30–120% more CPU (test/bench/NOTES.md, issue 34)',
   scaleIdle:
-    'the settled tick every 5 s and the record refresh every 10 s, as for one session (above), each wake-up ~3× dearer on a machine the benchmark keeps busy; nothing agentwrap does per session grows with the number of sessions',
+    'a settled session\'s tick (at most every 30 s once it has sat for a minute) with the record refresh riding on it, as for one session (above): one tick of 10 ms in the 30 s window reads as 0.033% in /proc/<pid>/stat; nothing agentwrap does per session grows with the number of sessions; fewer wake-ups than one per session need one process for all sessions',
   status:
-    'Node\'s own start-up: `node -e 0` alone takes most of the figure (see the note) on this shared machine; `status` now loads 22 modules (was 40) and reads 50 live and 1,000 stale records (the stale ones by their cached verdicts, one lstat each) in ~15 ms of CPU; what is left above `node -e 0` is mostly the ESM loader resolving, reading and compiling those 22 files',
+    'Node\'s own start-up: `node -e 0` alone takes most of the figure (see the note) on this shared machine, more than the goal by itself; `status` (started as users start it, the bundle) reads 50 live and 1,000 stale records (the stale ones by their cached verdicts, one lstat each) in ~15 ms of CPU; under the goal needs no Node per question (a resident process answering, or a file the shell can cat)',
   events: 'a transition is pushed over the session\'s control socket as it is published; what remains is scheduling delay on a saturated machine',
   spinner: 'the main thread\'s JavaScript at ~4 hand-overs a second, each with its tick in the same wake-up (draining, parsing the frames into the mirror, a viewport snapshot, the pack check, a /proc walk once a second), ~2.5 ms each on this loaded machine, all in V8\'s baseline tier since nothing runs often enough to be optimised; the relay thread and V8\'s helper threads add about as much again',
   dashboard:
@@ -576,7 +576,7 @@ async function main(): Promise<void> {
     rmSync(files.plain, { force: true });
   }
   log('start-up: exec to the agent\'s first byte');
-  const startup: StartupResult[] = shouldRun('startup') ? await measureStartup({ cli: CLI, scratch, env: baseEnv, rounds: CONFIG.startupRounds }) : [];
+  const startup: StartupResult[] = shouldRun('startup') ? await measureStartup({ cli: BIN, scratch, env: baseEnv, rounds: CONFIG.startupRounds }) : [];
   log('exit loss');
   const loss = shouldRun('loss') ? await measureLoss() : [];
   log('keystroke round trip');

@@ -161,7 +161,8 @@ interface StatusSession {
 
 function runStatus(env: Readonly<Record<string, string>>): { ms: number; sessions: StatusSession[] } {
   const started = performance.now();
-  const result = spawnSync('node', [CLI, 'status', '--json'], { env, encoding: 'utf8' });
+  // As users ask: the `agentwrap` command (its shell front starts the bundle).
+  const result = spawnSync(BIN, ['status', '--json'], { env, encoding: 'utf8' });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`status --json exited ${String(result.status)}: ${result.stderr}`);
   return { ms, sessions: (JSON.parse(result.stdout) as { sessions: StatusSession[] }).sessions };

@@ -64,8 +64,8 @@ export async function measureStartup(options: { cli: string; scratch: string; en
     bare: [agent],
     script: ['script', '-qfc', agent, '/dev/null'],
     'node -e': [process.execPath, '-e', `process.stdout.write('${MARK}\\n')`],
-    'agentwrap run --no-hooks': [process.execPath, options.cli, 'run', '--no-hooks', '--', agent],
-    'agentwrap claude (hooks on)': [process.execPath, options.cli, 'claude'],
+    'agentwrap run --no-hooks': [options.cli, 'run', '--no-hooks', '--', agent],
+    'agentwrap claude (hooks on)': [options.cli, 'claude'],
   };
   const runs = new Map<StartupVariant, number[]>(STARTUP_VARIANTS.map((v) => [v, []]));
   for (let round = 0; round < options.rounds; round++) {
