@@ -576,7 +576,7 @@ async function main(): Promise<void> {
     rmSync(files.plain, { force: true });
   }
   log('start-up: exec to the agent\'s first byte');
-  const startup: StartupResult[] = shouldRun('startup') ? await measureStartup({ cli: BIN, scratch, env: baseEnv, rounds: CONFIG.startupRounds }) : [];
+  const startup: StartupResult[] = shouldRun('startup') ? await measureStartup({ agentwrap: BIN, scratch, env: baseEnv, rounds: CONFIG.startupRounds }) : [];
   log('exit loss');
   const loss = shouldRun('loss') ? await measureLoss() : [];
   log('keystroke round trip');

@@ -1,11 +1,12 @@
 /**
  * Start-up overhead: the time from exec to the agent's first output byte, the program run bare
  * (directly in the outer pty), through script(1), through `node -e` printing it (Node's own
- * start-up, the floor of anything written in Node), and through agentwrap: `run --no-hooks`,
- * and as `agentwrap claude` with hooks on (Claude's settings file written, a hook plan made)
- * for a stand-in named `claude` on PATH. The stand-in prints its marker at once, so everything
- * above bare is what runs before the agent's own start. Variants interleave round by round;
- * medians, and the median of each round's own difference to bare.
+ * start-up, the floor of anything written in Node), and through agentwrap (the `agentwrap`
+ * command, as users start it): `run --no-hooks`, and as `agentwrap claude` with hooks on
+ * (Claude's settings file written, a hook plan made) for a stand-in named `claude` on PATH.
+ * The stand-in prints its marker at once, so everything above bare is what runs before the
+ * agent's own start. Variants interleave round by round; medians, and the median of each
+ * round's own difference to bare.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +52,7 @@ function firstByteMs(argv: readonly string[], env: Record<string, string>, cwd: 
   });
 }
 
-export async function measureStartup(options: { cli: string; scratch: string; env: Record<string, string>; rounds: number }): Promise<StartupResult[]> {
+export async function measureStartup(options: { agentwrap: string; scratch: string; env: Record<string, string>; rounds: number }): Promise<StartupResult[]> {
   const bin = join(options.scratch, 'startup-bin');
   mkdirSync(bin, { recursive: true });
   const agent = join(bin, 'claude');
@@ -64,8 +65,8 @@ export async function measureStartup(options: { cli: string; scratch: string; en
     bare: [agent],
     script: ['script', '-qfc', agent, '/dev/null'],
     'node -e': [process.execPath, '-e', `process.stdout.write('${MARK}\\n')`],
-    'agentwrap run --no-hooks': [options.cli, 'run', '--no-hooks', '--', agent],
-    'agentwrap claude (hooks on)': [options.cli, 'claude'],
+    'agentwrap run --no-hooks': [options.agentwrap, 'run', '--no-hooks', '--', agent],
+    'agentwrap claude (hooks on)': [options.agentwrap, 'claude'],
   };
   const runs = new Map<StartupVariant, number[]>(STARTUP_VARIANTS.map((v) => [v, []]));
   for (let round = 0; round < options.rounds; round++) {
